@@ -1,0 +1,20 @@
+"""minigrad: JAX-style automatic differentiation and vectorization in pure NumPy."""
+
+from minigrad import numpy
+from minigrad.core import Primitive, ShapedArray, UnexpectedTracerError, float0
+from minigrad.ops.index_add import index_add
+from minigrad.transforms.jvp import jacfwd, jvp
+from minigrad.transforms.vmap import vmap
+from minigrad.tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map,
+                           tree_structure, tree_unflatten)
+
+__version__ = "0.1.0"
+
+# The five ops are also tracer methods: t.index_add(dim, index, source).
+TRACER_METHODS = ("index_add",)
+
+__all__ = [
+    "Primitive", "ShapedArray", "UnexpectedTracerError", "float0", "index_add", "jacfwd", "jvp",
+    "numpy", "register_pytree_node", "tree_flatten", "tree_leaves", "tree_map",
+    "tree_structure", "tree_unflatten", "vmap",
+]

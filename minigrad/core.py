@@ -1,0 +1,383 @@
+"""The interpreter core: primitives, abstract values, traces and tracers.
+
+Dispatch is by context (JAX's "stackless" model): there is one current trace, every trace has a
+parent, and ``bind`` hands a primitive to the current trace. A trace unboxes only the tracers it
+owns (by identity) and treats every other value as a constant. Rules run with the parent trace
+current, so the primitives a rule binds go to the outer transforms; that identity check is what
+keeps nested derivatives apart (no perturbation confusion).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+# The tangent dtype of integer and bool values, as in JAX: a dtype with no room for data.
+float0 = np.dtype([("float0", np.void, 0)])
+
+_SHORT_NAMES = {
+    "float16": "f16", "float32": "f32", "float64": "f64", "int8": "i8", "int16": "i16",
+    "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32",
+    "uint64": "u64", "bool": "bool", "complex64": "c64", "complex128": "c128",
+}
+
+
+def dtype_name(dtype: np.dtype) -> str:
+    """Short dtype name used in jaxpr listings: ``f32``, ``i64``, ``bool``, ``float0``."""
+    if dtype == float0:
+        return "float0"
+    return _SHORT_NAMES.get(dtype.name, dtype.name)
+
+
+def is_float(dtype: np.dtype) -> bool:
+    return np.issubdtype(dtype, np.floating)
+
+
+def tangent_dtype(dtype: np.dtype) -> np.dtype:
+    """Floating values have tangents of their own dtype; everything else has float0 tangents."""
+    return dtype if np.issubdtype(dtype, np.inexact) else float0
+
+
+class ShapedArray:
+    """The abstract value of an array: its shape and dtype, nothing else."""
+
+    __slots__ = ("shape", "dtype")
+    array_abstraction_level = 1
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ShapedArray) and self.shape == other.shape
+                and self.dtype == other.dtype)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype))
+
+    def str_short(self) -> str:
+        return f"{dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    __repr__ = str_short
+
+
+def get_aval(x: Any) -> ShapedArray:
+    """The abstract value of a tracer, an array or a Python scalar."""
+    if isinstance(x, Tracer):
+        return x.aval
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(x.shape, x.dtype)
+    if isinstance(x, (bool, int, float, complex)):
+        return ShapedArray((), np.asarray(x).dtype)
+    raise TypeError(f"expected an array, a tracer or a Python scalar; got {type(x).__name__}")
+
+
+class Zero:
+    """A symbolic zero tangent or cotangent: carries only the abstract value."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"Zero({self.aval.str_short()})"
+
+
+class UndefPrimal:
+    """A linear input of a transpose rule: its value is unknown, only its abstract value."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"UndefPrimal({self.aval.str_short()})"
+
+
+# --------------------------------------------------------------------------- primitives
+
+Rule = Callable[..., Any]
+
+
+class Primitive:
+    """A named operation plus its rules.
+
+    * ``impl(*arrays, **params) -> array``: the NumPy computation.
+    * ``abstract_eval(*avals, **params) -> ShapedArray``: the shape and dtype rule.
+    * ``jvp(primals, tangents, **params) -> (primal_out, tangent_out)``; tangents may be ``Zero``.
+    * ``transpose(ct, *args, **params) -> tuple``: one cotangent (or None) per operand; the linear
+      operands arrive as ``UndefPrimal``.
+    * ``batch(axis_size, vals, dims, **params) -> (out, out_dim)``; a dim of ``None`` is unbatched.
+
+    Array operands are positional; static parameters are keyword-only and hashable.
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+        self.impl: Rule | None = None
+        self.abstract_eval: Rule | None = None
+        self.jvp: Rule | None = None
+        self.transpose: Rule | None = None
+        self.batch: Rule | None = None
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        return bind(self, *args, **params)
+
+    # Decorators, so each rule is registered where it is written.
+    def def_impl(self, rule: Rule) -> Rule:
+        self.impl = rule
+        return rule
+
+    def def_abstract_eval(self, rule: Rule) -> Rule:
+        self.abstract_eval = rule
+        return rule
+
+    def def_jvp(self, rule: Rule) -> Rule:
+        self.jvp = rule
+        return rule
+
+    def def_transpose(self, rule: Rule) -> Rule:
+        self.transpose = rule
+        return rule
+
+    def def_batch(self, rule: Rule) -> Rule:
+        self.batch = rule
+        return rule
+
+
+def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
+    """Apply ``prim`` under the current trace."""
+    trace = _current
+    if trace is eval_trace:
+        # The hot path of every eager call: no transform is active.
+        for a in args:
+            if isinstance(a, Tracer):
+                raise escaped_tracer_error(a, prim)
+        out = prim.impl(*args, **params)  # type: ignore[misc]
+        # NumPy reductions return scalars (np.float64); minigrad always returns arrays.
+        return out if type(out) is np.ndarray else np.asarray(out)
+    return trace.process_primitive(prim, args, params)
+
+
+# --------------------------------------------------------------------------- traces
+
+
+class Trace:
+    """An interpreter. Subclasses implement ``process_primitive``."""
+
+    transform = "eval"
+
+    def __init__(self, parent: Trace | None):
+        self.parent = parent
+        self.valid = True
+
+    def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        raise NotImplementedError
+
+    def owns(self, x: Any) -> bool:
+        """True for this trace's own tracers. Foreign tracers are constants here, unless their
+        transform has already returned: then they escaped, and we say so."""
+        if isinstance(x, Tracer):
+            if x._trace is self:
+                return True
+            if not x._trace.valid:
+                raise escaped_tracer_error(x)
+        return False
+
+    def invalidate(self) -> None:
+        self.valid = False
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.transform})"
+
+
+class EvalTrace(Trace):
+    """The bottom of every chain: run ``impl`` on NumPy arrays."""
+
+    def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        return bind(prim, *args, **params)
+
+
+eval_trace = EvalTrace(None)
+_current: Trace = eval_trace
+
+
+def current_trace() -> Trace:
+    return _current
+
+
+class set_current_trace:
+    """Context manager: make ``trace`` current for the duration of the block."""
+
+    __slots__ = ("trace", "prev")
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+
+    def __enter__(self) -> Trace:
+        global _current
+        self.prev = _current
+        _current = self.trace
+        return self.trace
+
+    def __exit__(self, *exc: object) -> None:
+        global _current
+        _current = self.prev
+
+
+class new_trace:
+    """Run a transform's body: make ``trace`` current, and invalidate it when the body ends."""
+
+    __slots__ = ("trace", "ctx")
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+        self.ctx = set_current_trace(trace)
+
+    def __enter__(self) -> Trace:
+        return self.ctx.__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        self.ctx.__exit__()
+        self.trace.invalidate()
+
+
+def escaped_tracer_error(t: Tracer, prim: Primitive | None = None) -> Exception:
+    where = f" (passed to {prim.name})" if prim is not None else ""
+    return UnexpectedTracerError(
+        f"encountered a tracer of {t._trace.transform} that escaped its transform{where}: "
+        f"{t.aval.str_short()} was created inside {t._trace.transform} and used after "
+        f"{t._trace.transform} returned. Return it from the function instead of storing it.")
+
+
+class UnexpectedTracerError(Exception):
+    """A tracer was used outside the transform that created it."""
+
+
+# --------------------------------------------------------------------------- tracers
+
+
+def _mnp() -> Any:
+    # The NumPy-flavoured user functions depend on the ops, which depend on this module.
+    from minigrad import numpy as mnp
+
+    return mnp
+
+
+class Tracer:
+    """A value under a transform. Subclasses define ``aval`` and, if they can, ``concrete``."""
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+    __hash__ = None  # type: ignore[assignment]  # == builds an array, as in NumPy
+
+    _trace: Trace
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    def concrete(self) -> np.ndarray | None:
+        """The concrete value if this trace knows it (forward mode does), else None."""
+        return None
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}<{self._trace.transform}>({self.aval.str_short()})"
+
+    def _concrete_or_error(self, what: str) -> np.ndarray:
+        value = self.concrete()
+        if value is None:
+            raise ConcretizationError(
+                f"{what} needs a concrete value, but this is an abstract tracer of "
+                f"{self._trace.transform} with {self.aval.str_short()}; use minigrad.numpy.where "
+                f"instead of Python control flow on it")
+        return value
+
+    def __bool__(self) -> bool:
+        return bool(self._concrete_or_error("bool()"))
+
+    def __int__(self) -> int:
+        return int(self._concrete_or_error("int()"))
+
+    def __float__(self) -> float:
+        return float(self._concrete_or_error("float()"))
+
+    def __index__(self) -> int:
+        return int(self._concrete_or_error("use as an index"))
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise TypeError(
+            f"cannot convert a tracer of {self._trace.transform} ({self.aval.str_short()}) to a "
+            f"NumPy array; use minigrad.numpy functions inside transformed functions")
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(len(self)))
+
+    # Operators, methods and NumPy's protocols all go to minigrad.numpy.
+    def __neg__(self) -> Any: return _mnp().negative(self)
+    def __pos__(self) -> Any: return self
+    def __add__(self, o: Any) -> Any: return _mnp().add(self, o)
+    def __radd__(self, o: Any) -> Any: return _mnp().add(o, self)
+    def __sub__(self, o: Any) -> Any: return _mnp().subtract(self, o)
+    def __rsub__(self, o: Any) -> Any: return _mnp().subtract(o, self)
+    def __mul__(self, o: Any) -> Any: return _mnp().multiply(self, o)
+    def __rmul__(self, o: Any) -> Any: return _mnp().multiply(o, self)
+    def __truediv__(self, o: Any) -> Any: return _mnp().divide(self, o)
+    def __rtruediv__(self, o: Any) -> Any: return _mnp().divide(o, self)
+    def __pow__(self, o: Any) -> Any: return _mnp().power(self, o)
+    def __rpow__(self, o: Any) -> Any: return _mnp().power(o, self)
+    def __matmul__(self, o: Any) -> Any: return _mnp().matmul(self, o)
+    def __rmatmul__(self, o: Any) -> Any: return _mnp().matmul(o, self)
+    def __eq__(self, o: Any) -> Any: return _mnp().equal(self, o)  # type: ignore[override]
+    def __ne__(self, o: Any) -> Any: return _mnp().not_equal(self, o)  # type: ignore[override]
+    def __lt__(self, o: Any) -> Any: return _mnp().less(self, o)
+    def __le__(self, o: Any) -> Any: return _mnp().less_equal(self, o)
+    def __gt__(self, o: Any) -> Any: return _mnp().greater(self, o)
+    def __ge__(self, o: Any) -> Any: return _mnp().greater_equal(self, o)
+    def __getitem__(self, idx: Any) -> Any: return _mnp().getitem(self, idx)
+
+    @property
+    def T(self) -> Any:
+        return _mnp().transpose(self)
+
+    def __getattr__(self, name: str) -> Any:
+        # Methods such as .sum(), .reshape() and the five ops (.index_add()) are the functions
+        # of minigrad.numpy / minigrad with this tracer as the first argument.
+        method = _mnp().tracer_method(name)
+        if method is None:
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+        return lambda *args, **kwargs: method(self, *args, **kwargs)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return _mnp().array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        return _mnp().array_function(func, args, kwargs)
+
+
+class ConcretizationError(TypeError):
+    """A Python-level decision (bool, int, indexing) was asked of an abstract tracer."""

@@ -1,0 +1,1 @@
+"""Primitives: each file declares its primitives with all their rules."""

@@ -1,0 +1,375 @@
+"""Elementwise primitives, dtype conversion and the contraction ``dot``.
+
+Operands of the binary primitives have equal shapes and dtypes: NumPy broadcasting and Python
+scalars are resolved by the user functions in ``minigrad.numpy``, so the rules here never
+broadcast. Rules come in families: a unary op is a line of impl and a line of derivative.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Callable
+
+import numpy as np
+
+from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, float0, get_aval
+from minigrad.ops.structural import bdim_to_front, full, moveaxis, vectorized_batch, zeros
+
+
+def instantiate(t: Any) -> Any:
+    """A dense value for a tangent or cotangent that may be a symbolic Zero."""
+    return zeros(t.aval) if isinstance(t, Zero) else t
+
+
+def add_tangents(a: Any, b: Any) -> Any:
+    if isinstance(a, Zero):
+        return b
+    if isinstance(b, Zero):
+        return a
+    return add(a, b)
+
+
+# --------------------------------------------------------------------------- rule families
+
+
+def _same_shape_abstract_eval(name: str, out_dtype: np.dtype | None, *xs: ShapedArray
+                              ) -> ShapedArray:
+    first = xs[0]
+    if any(x.shape != first.shape or x.dtype != first.dtype for x in xs):
+        raise TypeError(f"{name}: operands must have equal shapes and dtypes; got "
+                        f"{', '.join(x.str_short() for x in xs)}")
+    return ShapedArray(first.shape, first.dtype if out_dtype is None else out_dtype)
+
+
+def _elementwise_batch(prim: Primitive, axis_size: int, vals: tuple, dims: tuple,
+                       **params: Any) -> tuple:
+    # Every operand batched along the same axis: nothing to move. Otherwise line them up at 0.
+    if all(d is not None for d in dims) and len(set(dims)) == 1:
+        return prim.bind(*vals, **params), dims[0]
+    vals = tuple(bdim_to_front(x, d, axis_size) for x, d in zip(vals, dims, strict=True))
+    return prim.bind(*vals, **params), 0
+
+
+def defjvp(prim: Primitive, *derivs: Callable[..., Any] | None) -> None:
+    """JVP as a sum of per-operand terms: ``derivs[i](x_dot_i, *primals)``; None = not
+    differentiable in that operand."""
+
+    def jvp(primals: tuple, tangents: tuple, **params: Any) -> tuple:
+        out = prim.bind(*primals, **params)
+        t_out: Any = Zero(ShapedArray(get_aval(out).shape, get_aval(out).dtype))
+        for deriv, t in zip(derivs, tangents, strict=True):
+            if deriv is not None and not isinstance(t, Zero):
+                t_out = add_tangents(t_out, deriv(t, *primals, out=out))
+        return out, t_out
+
+    prim.def_jvp(jvp)
+
+
+def unary(name: str, impl: Callable[[np.ndarray], np.ndarray],
+          deriv: Callable[..., Any] | None) -> Primitive:
+    """An elementwise unary primitive from its NumPy function and ``deriv(t, x, out=y)``."""
+    prim = Primitive(name)
+    prim.def_impl(impl)
+    prim.def_abstract_eval(partial(_same_shape_abstract_eval, name, None))
+    prim.def_batch(partial(vectorized_batch, prim))
+    defjvp(prim, deriv)
+    return prim
+
+
+def binary(name: str, impl: Callable[[np.ndarray, np.ndarray], np.ndarray],
+           deriv_x: Callable[..., Any] | None, deriv_y: Callable[..., Any] | None,
+           out_dtype: np.dtype | None = None) -> Primitive:
+    prim = Primitive(name)
+    prim.def_impl(impl)
+    prim.def_abstract_eval(partial(_same_shape_abstract_eval, name, out_dtype))
+    prim.def_batch(partial(_elementwise_batch, prim))
+    if out_dtype is None:
+        defjvp(prim, deriv_x, deriv_y)
+    return prim
+
+
+# --------------------------------------------------------------------------- arithmetic
+
+# x_dot, y_dot -> x_dot + y_dot; ct_x = ct_y = ct
+add_p = binary("add", np.add, lambda t, x, y, out: t, lambda t, x, y, out: t)
+# x_dot - y_dot; ct_x = ct, ct_y = -ct
+sub_p = binary("sub", np.subtract, lambda t, x, y, out: t, lambda t, x, y, out: neg(t))
+# x_dot * y + x * y_dot; ct_x = ct * y (y not linear)
+mul_p = binary("mul", np.multiply, lambda t, x, y, out: mul(t, y), lambda t, x, y, out: mul(x, t))
+# x_dot / y - y_dot * out / y; ct_x = ct / y (y not linear)
+div_p = binary("div", np.divide, lambda t, x, y, out: div(t, y),
+               lambda t, x, y, out: neg(mul(t, div(out, y))))
+neg_p = unary("neg", np.negative, lambda t, x, out: neg(t))
+
+
+def add(x: Any, y: Any) -> Any: return add_p.bind(x, y)
+def sub(x: Any, y: Any) -> Any: return sub_p.bind(x, y)
+def mul(x: Any, y: Any) -> Any: return mul_p.bind(x, y)
+def div(x: Any, y: Any) -> Any: return div_p.bind(x, y)
+def neg(x: Any) -> Any: return neg_p.bind(x)
+
+
+add_p.def_transpose(lambda ct, x, y: (ct if isinstance(x, UndefPrimal) else None,
+                                      ct if isinstance(y, UndefPrimal) else None))
+sub_p.def_transpose(lambda ct, x, y: (ct if isinstance(x, UndefPrimal) else None,
+                                      neg(ct) if isinstance(y, UndefPrimal) else None))
+neg_p.def_transpose(lambda ct, x: (neg(ct),))
+
+
+@mul_p.def_transpose
+def _mul_transpose(ct: Any, x: Any, y: Any) -> tuple:
+    if isinstance(x, UndefPrimal) and isinstance(y, UndefPrimal):
+        raise TypeError("mul: transpose needs one operand to be constant; both are linear")
+    return (mul(ct, y), None) if isinstance(x, UndefPrimal) else (None, mul(x, ct))
+
+
+@div_p.def_transpose
+def _div_transpose(ct: Any, x: Any, y: Any) -> tuple:
+    if isinstance(y, UndefPrimal):
+        raise TypeError("div: transpose is defined only for a linear numerator")
+    return (div(ct, y), None)
+
+
+# --------------------------------------------------------------------------- transcendental
+
+
+def _where_safe_log(x: Any) -> Any:
+    # log(x) where x != 0, else 0: d/dy x**y at x == 0 is taken to be 0 (JAX's choice).
+    is_zero = eq(x, zeros(get_aval(x)))
+    return select(is_zero, zeros(get_aval(x)), log(select(is_zero, full_like(x, 1), x)))
+
+
+def full_like(x: Any, value: Any) -> Any:
+    aval = get_aval(x)
+    return full(aval.shape, value, aval.dtype)
+
+
+exp_p = unary("exp", np.exp, lambda t, x, out: mul(t, out))
+log_p = unary("log", np.log, lambda t, x, out: div(t, x))
+sin_p = unary("sin", np.sin, lambda t, x, out: mul(t, cos(x)))
+cos_p = unary("cos", np.cos, lambda t, x, out: neg(mul(t, sin(x))))
+tanh_p = unary("tanh", np.tanh, lambda t, x, out: mul(t, sub(full_like(out, 1), mul(out, out))))
+sqrt_p = unary("sqrt", np.sqrt, lambda t, x, out: div(t, mul(full_like(out, 2), out)))
+# x_dot * y * x**(y-1) + y_dot * log(x) * out
+pow_p = binary("pow", np.power,
+               lambda t, x, y, out: mul(t, mul(y, pow_(x, sub(y, full_like(y, 1))))),
+               lambda t, x, y, out: mul(t, mul(_where_safe_log(x), out)))
+
+
+def exp(x: Any) -> Any: return exp_p.bind(x)
+def log(x: Any) -> Any: return log_p.bind(x)
+def sin(x: Any) -> Any: return sin_p.bind(x)
+def cos(x: Any) -> Any: return cos_p.bind(x)
+def tanh(x: Any) -> Any: return tanh_p.bind(x)
+def sqrt(x: Any) -> Any: return sqrt_p.bind(x)
+def pow_(x: Any, y: Any) -> Any: return pow_p.bind(x, y)
+
+
+def _max_weight(a: Any, b: Any) -> Any:
+    # The share of max(a, b)'s derivative that goes to a: 1 where a > b, 1/2 at ties.
+    aval = get_aval(a)
+    gt_ = convert_element_type(gt(a, b), aval.dtype)
+    eq_ = convert_element_type(eq(a, b), aval.dtype)
+    return add(gt_, mul(full_like(a, 0.5), eq_))
+
+
+max_p = binary("max", np.maximum, lambda t, x, y, out: mul(t, _max_weight(x, y)),
+               lambda t, x, y, out: mul(t, _max_weight(y, x)))
+
+
+def maximum(x: Any, y: Any) -> Any: return max_p.bind(x, y)
+
+
+# --------------------------------------------------------------------------- comparisons
+
+
+def _comparison(name: str, impl: Callable[..., np.ndarray]) -> Primitive:
+    prim = binary(name, impl, None, None, out_dtype=np.dtype(bool))
+
+    @prim.def_jvp
+    def _jvp(primals: tuple, tangents: tuple) -> tuple:
+        out = prim.bind(*primals)  # not differentiable: a float0 zero tangent
+        return out, Zero(ShapedArray(get_aval(out).shape, float0))
+
+    return prim
+
+
+eq_p = _comparison("eq", np.equal)
+ne_p = _comparison("ne", np.not_equal)
+lt_p = _comparison("lt", np.less)
+le_p = _comparison("le", np.less_equal)
+gt_p = _comparison("gt", np.greater)
+ge_p = _comparison("ge", np.greater_equal)
+
+
+def eq(x: Any, y: Any) -> Any: return eq_p.bind(x, y)
+def ne(x: Any, y: Any) -> Any: return ne_p.bind(x, y)
+def lt(x: Any, y: Any) -> Any: return lt_p.bind(x, y)
+def le(x: Any, y: Any) -> Any: return le_p.bind(x, y)
+def gt(x: Any, y: Any) -> Any: return gt_p.bind(x, y)
+def ge(x: Any, y: Any) -> Any: return ge_p.bind(x, y)
+
+
+# --------------------------------------------------------------------------- select
+
+select_p = Primitive("select")
+
+
+def select(pred: Any, on_true: Any, on_false: Any) -> Any:
+    """``where(pred, on_true, on_false)``: all three of one shape, ``pred`` bool."""
+    return select_p.bind(pred, on_true, on_false)
+
+
+select_p.def_impl(np.where)
+
+
+@select_p.def_abstract_eval
+def _select_abstract_eval(pred: ShapedArray, x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    if pred.dtype != np.bool_ or pred.shape != x.shape:
+        raise TypeError(f"select: pred must be bool of shape {x.shape}; got {pred.str_short()}")
+    return _same_shape_abstract_eval("select", None, x, y)
+
+
+@select_p.def_jvp
+def _select_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # out_dot = select(pred, x_dot, y_dot)
+    pred, x, y = primals
+    _, tx, ty = tangents
+    out = select(pred, x, y)
+    if isinstance(tx, Zero) and isinstance(ty, Zero):
+        return out, tx
+    return out, select(pred, instantiate(tx), instantiate(ty))
+
+
+@select_p.def_transpose
+def _select_transpose(ct: Any, pred: Any, x: Any, y: Any) -> tuple:
+    # ct_x = select(pred, ct, 0); ct_y = select(pred, 0, ct)
+    if isinstance(pred, UndefPrimal):
+        raise TypeError("select: the predicate cannot be a linear input")
+    zero = zeros(get_aval(ct))
+    return (None,
+            select(pred, ct, zero) if isinstance(x, UndefPrimal) else None,
+            select(pred, zero, ct) if isinstance(y, UndefPrimal) else None)
+
+
+select_p.def_batch(partial(_elementwise_batch, select_p))
+
+
+# --------------------------------------------------------------------------- convert_element_type
+
+convert_element_type_p = Primitive("convert_element_type")
+
+
+def convert_element_type(x: Any, new_dtype: Any) -> Any:
+    new_dtype = np.dtype(new_dtype)
+    if get_aval(x).dtype == new_dtype:
+        return x
+    return convert_element_type_p.bind(x, new_dtype=new_dtype)
+
+
+@convert_element_type_p.def_impl
+def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype) -> np.ndarray:
+    return x.astype(new_dtype)
+
+
+@convert_element_type_p.def_abstract_eval
+def _convert_abstract_eval(x: ShapedArray, *, new_dtype: np.dtype) -> ShapedArray:
+    return ShapedArray(x.shape, new_dtype)
+
+
+@convert_element_type_p.def_jvp
+def _convert_jvp(primals: tuple, tangents: tuple, *, new_dtype: np.dtype) -> tuple:
+    # float -> float converts the tangent; anything from or to a non-float has a zero tangent
+    (x,), (t,) = primals, tangents
+    out = convert_element_type(x, new_dtype)
+    if isinstance(t, Zero) or get_aval(t).dtype == float0 or new_dtype.kind not in "fc":
+        tdtype = new_dtype if new_dtype.kind in "fc" else float0
+        return out, Zero(ShapedArray(get_aval(x).shape, tdtype))
+    return out, convert_element_type(t, new_dtype)
+
+
+@convert_element_type_p.def_transpose
+def _convert_transpose(ct: Any, x: UndefPrimal, *, new_dtype: np.dtype) -> tuple:
+    return (convert_element_type(ct, x.aval.dtype),)
+
+
+convert_element_type_p.def_batch(partial(vectorized_batch, convert_element_type_p))
+
+
+# --------------------------------------------------------------------------- dot (einsum)
+
+dot_p = Primitive("dot")
+
+
+def dot(x: Any, y: Any, subscripts: str) -> Any:
+    """A two-operand contraction in einsum notation, e.g. ``"ij,jk->ik"``. Every index letter
+    appears in at least two of the three terms, so the rule transposes by swapping terms."""
+    return dot_p.bind(x, y, subscripts=subscripts)
+
+
+def _split(subscripts: str) -> tuple[str, str, str]:
+    ins, out = subscripts.split("->")
+    a, b = ins.split(",")
+    return a, b, out
+
+
+@dot_p.def_impl
+def _dot_impl(x: np.ndarray, y: np.ndarray, *, subscripts: str) -> np.ndarray:
+    # BLAS through tensordot when the arrays are big enough to pay for the path search.
+    return np.einsum(subscripts, x, y, optimize=x.size * y.size > 4096)
+
+
+@dot_p.def_abstract_eval
+def _dot_abstract_eval(x: ShapedArray, y: ShapedArray, *, subscripts: str) -> ShapedArray:
+    a, b, out = _split(subscripts)
+    sizes: dict[str, int] = {}
+    ok = len(a) == x.ndim and len(b) == y.ndim and x.dtype == y.dtype
+    for letters, shape in ((a, x.shape), (b, y.shape)):
+        for letter, n in zip(letters, shape, strict=False):
+            ok = ok and sizes.setdefault(letter, n) == n
+    terms = (a, b, out)
+    ok = ok and all(len(set(t)) == len(t) for t in terms) and all(
+        sum(letter in t for t in terms) >= 2 for letter in set(a + b + out))
+    if not ok:
+        raise TypeError(f"dot: operands {x.str_short()} and {y.str_short()} do not fit "
+                        f"subscripts {subscripts!r}")
+    return ShapedArray(tuple(sizes[c] for c in out), x.dtype)
+
+
+@dot_p.def_jvp
+def _dot_jvp(primals: tuple, tangents: tuple, *, subscripts: str) -> tuple:
+    # out_dot = dot(x_dot, y) + dot(x, y_dot)
+    x, y = primals
+    tx, ty = tangents
+    out = dot(x, y, subscripts)
+    t_out: Any = Zero(get_aval(out))
+    if not isinstance(tx, Zero):
+        t_out = add_tangents(t_out, dot(tx, y, subscripts))
+    if not isinstance(ty, Zero):
+        t_out = add_tangents(t_out, dot(x, ty, subscripts))
+    return out, t_out
+
+
+@dot_p.def_transpose
+def _dot_transpose(ct: Any, x: Any, y: Any, *, subscripts: str) -> tuple:
+    # for "a,b->o": ct_x = dot(ct, y, "o,b->a"), ct_y = dot(x, ct, "a,o->b")
+    a, b, out = _split(subscripts)
+    if isinstance(x, UndefPrimal) and isinstance(y, UndefPrimal):
+        raise TypeError("dot: transpose needs one operand to be constant; both are linear")
+    if isinstance(x, UndefPrimal):
+        return dot(ct, y, f"{out},{b}->{a}"), None
+    return None, dot(x, ct, f"{a},{out}->{b}")
+
+
+@dot_p.def_batch
+def _dot_batch(axis_size: int, vals: tuple, dims: tuple, *, subscripts: str) -> tuple:
+    # A fresh letter for the batch axis: batched operands carry it, and so does the output.
+    a, b, out = _split(subscripts)
+    letter = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA"
+                  if c not in a + b + out)
+    (x, y), (dx, dy) = vals, dims
+    if dx is not None:
+        x, a = moveaxis(x, dx, 0), letter + a
+    if dy is not None:
+        y, b = moveaxis(y, dy, 0), letter + b
+    return dot(x, y, f"{a},{b}->{letter}{out}"), 0

@@ -1,0 +1,215 @@
+"""Support primitives for the five indexing ops: ``check_index``, ``index_select`` and the
+helper that folds a batch axis into an indexed axis.
+
+``index_select`` is the adjoint of ``index_add``: each one's transpose binds the other. Their
+files import each other's functions inside the transpose rules only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.core import Primitive, ShapedArray, Tracer, UndefPrimal, Zero, float0, get_aval
+from minigrad.ops.elementwise import add
+from minigrad.ops.structural import (arange, bdim_to_front, broadcast_in_dim, moveaxis, reshape,
+                                     vectorized_batch, zeros)
+
+
+def check_index_values(index: np.ndarray, size: int, op: str, dim: int) -> None:
+    """Raise IndexError unless every entry of ``index`` lies in [0, size). NumPy would wrap a
+    negative entry; we never do."""
+    if index.size and (index.min() < 0 or index.max() >= size):
+        bad = index[(index < 0) | (index >= size)].flat[0]
+        raise IndexError(f"{op}: index entries must be in [0, {size}) for dim {dim}; got {bad}")
+
+
+# --------------------------------------------------------------------------- check_index
+
+check_index_p = Primitive("check_index")
+
+
+def check_index(index: Any, size: int, op: str, dim: int) -> Any:
+    """``index`` unchanged, after checking its range: a concrete index is checked now, a traced
+    one when its value is known (as the impl of a staged equation, say)."""
+    if isinstance(index, np.ndarray):
+        check_index_values(index, size, op, dim)
+        return index
+    return check_index_p.bind(index, size=size, op=op, dim=dim)
+
+
+@check_index_p.def_impl
+def _check_index_impl(index: np.ndarray, *, size: int, op: str, dim: int) -> np.ndarray:
+    check_index_values(index, size, op, dim)
+    return index
+
+
+check_index_p.def_abstract_eval(lambda index, *, size, op, dim: index)
+check_index_p.def_jvp(lambda primals, tangents, **params: (
+    check_index_p.bind(*primals, **params), Zero(ShapedArray(get_aval(primals[0]).shape, float0))))
+check_index_p.def_batch(lambda axis_size, vals, dims, **params: vectorized_batch(
+    check_index_p, axis_size, vals, dims, **params))
+
+
+def fold_index(index: Any, bdim: int, size: int, axis_size: int) -> Any:
+    """Fold a batched index into one flat index over a batch-major axis of ``axis_size * size``
+    entries: entry ``i`` of example ``b`` becomes ``b * size + i``."""
+    index = moveaxis(index, bdim, 0)
+    dtype = get_aval(index).dtype
+    offsets = arange(0, axis_size * size, size, dtype)
+    shape = get_aval(index).shape
+    return reshape(add(index, broadcast_in_dim(offsets, shape, (0,))),
+                   (int(np.prod(shape, dtype=np.int64)),))
+
+
+def fold_operand(x: Any, bdim: int | None, dim: int, axis_size: int) -> Any:
+    """Merge ``x``'s batch axis into axis ``dim``, batch-major: (..., B, n, ...) -> (..., B*n,
+    ...). An unbatched ``x`` is broadcast first."""
+    x = moveaxis(bdim_to_front(x, bdim, axis_size), 0, dim)
+    shape = get_aval(x).shape
+    return reshape(x, (*shape[:dim], shape[dim] * shape[dim + 1], *shape[dim + 2:]))
+
+
+def unfold(x: Any, dim: int, axis_size: int, n: int) -> Any:
+    """Split axis ``dim`` of ``x`` (of length B*n) into (B, n): the batch axis lands at
+    ``dim``."""
+    shape = get_aval(x).shape
+    return reshape(x, (*shape[:dim], axis_size, n, *shape[dim + 1:]))
+
+
+# --------------------------------------------------------------------------- index_select
+
+index_select_p = Primitive("index_select")
+
+
+def index_select(x: Any, dim: int, index: Any) -> Any:
+    """The slices of ``x`` along ``dim`` at the entries of the 1-D integer ``index``."""
+    return index_select_p.bind(x, index, dim=dim)
+
+
+@index_select_p.def_impl
+def _index_select_impl(x: np.ndarray, index: np.ndarray, *, dim: int) -> np.ndarray:
+    check_index_values(index, x.shape[dim], "index_select", dim)
+    return np.take(x, index, axis=dim)
+
+
+@index_select_p.def_abstract_eval
+def _index_select_abstract_eval(x: ShapedArray, index: ShapedArray, *, dim: int) -> ShapedArray:
+    if not 0 <= dim < x.ndim:
+        raise ValueError(f"index_select: dim must be in [0, {x.ndim}); got {dim}")
+    if index.ndim != 1 or not np.issubdtype(index.dtype, np.integer):
+        raise TypeError(f"index_select: index must be a 1-D integer array; got "
+                        f"{index.str_short()}")
+    shape = list(x.shape)
+    shape[dim] = index.shape[0]
+    return ShapedArray(tuple(shape), x.dtype)
+
+
+@index_select_p.def_jvp
+def _index_select_jvp(primals: tuple, tangents: tuple, *, dim: int) -> tuple:
+    # out_dot = index_select(x_dot, dim, index)
+    (x, index), (t, _) = primals, tangents
+    return index_select(x, dim, index), index_select(t, dim, index)
+
+
+@index_select_p.def_transpose
+def _index_select_transpose(ct: Any, x: UndefPrimal, index: Any, *, dim: int) -> tuple:
+    # ct_x = index_add(0, dim, index, ct): duplicates accumulate
+    from minigrad.ops.index_add import index_add_p
+
+    return index_add_p.bind(zeros(x.aval), index, ct, dim=dim, alpha=1), None
+
+
+@index_select_p.def_batch
+def _index_select_batch(axis_size: int, vals: tuple, dims: tuple, *, dim: int) -> tuple:
+    (x, index), (xd, idd) = vals, dims
+    if idd is None:  # one index for every example: index the axis after the batch axis
+        return index_select(moveaxis(x, xd, 0), dim + 1, index), 0
+    n = get_aval(x).shape[dim + (1 if xd is not None and xd <= dim else 0)]
+    index = check_index(index, n, "index_select", dim)
+    k = get_aval(index).shape[1 - idd]
+    if xd is None:  # x shared: select every example's entries at once, then split them
+        out = index_select(x, dim, reshape(moveaxis(index, idd, 0), (axis_size * k,)))
+    else:
+        out = index_select(fold_operand(x, xd, dim, axis_size), dim,
+                           fold_index(index, idd, n, axis_size))
+    return unfold(out, dim, axis_size, k), dim
+
+
+# --------------------------------------------------------------------------- shared validation
+# The index ops check their arguments with these before any work, and name themselves.
+
+
+def logical_shape(x: Any, bdim: int | None) -> tuple[int, ...]:
+    """The shape of one example of ``x`` (``x``'s shape without its batch axis)."""
+    shape = get_aval(x).shape
+    return shape if bdim is None else shape[:bdim] + shape[bdim + 1:]
+
+
+def canonical_dim(op: str, dim: Any, ndim: int) -> int:
+    """``dim`` in [0, max(ndim, 1)): a 0-d ``x`` has one dimension of size 1, as in PyTorch."""
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, (bool, np.bool_)):
+        raise TypeError(f"{op}: dim must be an int; got {type(dim).__name__}")
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise ValueError(f"{op}: dim must be in [{-n}, {n}) for x of rank {ndim}; got {dim}")
+    return int(dim) % n
+
+
+def canonical_index(op: str, index: Any, size: int, dim: int) -> Any:
+    """A 1-D integer index with every entry in [0, size) (checked now if concrete)."""
+    if isinstance(index, (list, tuple)) and len(index) == 0:
+        index = np.zeros(0, np.int64)  # NumPy would make an empty list float64
+    if not isinstance(index, Tracer):
+        index = np.asarray(index)
+    aval = get_aval(index)
+    if not np.issubdtype(aval.dtype, np.integer):
+        raise TypeError(f"{op}: index must be an integer array; got dtype {aval.dtype}")
+    if aval.ndim > 1:
+        raise ValueError(f"{op}: index must have rank 0 or 1; got shape {aval.shape}")
+    index = reshape(index, (aval.size,))
+    return check_index(index, size, op, dim)
+
+
+def check_same_dtype(op: str, x: Any, name: str, other: Any) -> None:
+    if get_aval(other).dtype != get_aval(x).dtype:
+        raise TypeError(f"{op}: {name} must have x's dtype {get_aval(x).dtype}; got "
+                        f"{get_aval(other).dtype}")
+
+
+def static_scalar(op: str, name: str, value: Any, dtype: np.dtype) -> Any:
+    """A Python number that ``dtype`` holds exactly, or a TypeError naming ``op`` and ``name``."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if not isinstance(value, (bool, int, float, complex)):
+        raise TypeError(f"{op}: {name} must be a Python number; got {type(value).__name__}")
+    return exact_cast(op, name, value, dtype)
+
+
+def exact_cast(op: str, name: str, value: bool | int | float | complex, dtype: np.dtype
+               ) -> Any:
+    """``value`` as a Python number of ``dtype``'s kind, if ``dtype`` can hold it."""
+    kind = np.dtype(dtype).kind
+    if isinstance(value, complex) and kind != "c":
+        raise TypeError(f"{op}: {name} must be real for x of dtype {dtype}; got {value}")
+    if kind == "b":
+        if value not in (0, 1):
+            raise TypeError(f"{op}: {name} must be a bool for x of dtype bool; got {value!r}")
+        return bool(value)
+    if kind in "iu":
+        info = np.iinfo(dtype)
+        if isinstance(value, float) and not value.is_integer():
+            raise TypeError(f"{op}: {name} must be an integer for x of dtype {dtype}; got "
+                            f"{value}")
+        if not info.min <= value <= info.max:
+            raise TypeError(f"{op}: {name} must be in [{info.min}, {info.max}] for x of dtype "
+                            f"{dtype}; got {value}")
+        return int(value)
+    if kind == "f":
+        if np.isfinite(value) and abs(value) > np.finfo(dtype).max:
+            raise TypeError(f"{op}: {name} {value} overflows x's dtype {dtype}")
+        return float(value)
+    return complex(value)

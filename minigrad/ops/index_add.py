@@ -1,0 +1,109 @@
+"""index_add: ``x`` plus ``alpha * source[i]`` added at slice ``index[i]`` of ``dim``.
+
+Duplicate entries of ``index`` accumulate. The op is linear in ``(x, source)`` jointly for a fixed
+``index``, so the JVP is the op on the tangents and the transpose splits the cotangent:
+``ct_x = ct`` and ``ct_source = alpha * index_select(ct, dim, index)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
+from minigrad.ops.elementwise import full_like, instantiate, mul
+from minigrad.ops.gather import (canonical_dim, canonical_index, check_index, check_index_values,
+                                 check_same_dtype, fold_index, fold_operand, index_select,
+                                 logical_shape, static_scalar, unfold)
+from minigrad.ops.structural import bdim_to_front, reshape
+
+index_add_p = Primitive("index_add")
+
+
+def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
+    """``x`` with ``alpha * source`` added along ``dim`` at ``index`` (PyTorch's
+    ``Tensor.index_add``, out of place). Repeated entries of ``index`` accumulate.
+
+    >>> import minigrad as mg, numpy as np
+    >>> mg.index_add(np.zeros(5), 0, np.array([1, 1, 3]), np.array([1., 2., 3.]))
+    array([0., 3., 0., 3., 0.])
+    """
+    from minigrad.numpy import asarray
+
+    x, source = asarray(x), asarray(source)
+    xa = get_aval(x)
+    dim = canonical_dim("index_add", dim, xa.ndim)
+    shape = xa.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
+    index = canonical_index("index_add", index, shape[dim], dim)
+    check_same_dtype("index_add", x, "source", source)
+    k = get_aval(index).shape[0]
+    expected = shape[:dim] + (k,) + shape[dim + 1:]
+    sshape = get_aval(source).shape
+    if sshape != expected and not (xa.ndim == 0 and sshape == () and k == 1):
+        raise ValueError(f"index_add: source must have shape {expected} (x's shape with dim "
+                         f"{dim} of size len(index) = {k}); got {sshape}")
+    alpha = static_scalar("index_add", "alpha", alpha, xa.dtype)
+    out = index_add_p.bind(reshape(x, shape), index, reshape(source, expected), dim=dim,
+                           alpha=alpha)
+    return reshape(out, xa.shape)
+
+
+@index_add_p.def_impl
+def _index_add_impl(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int,
+                    alpha: Any) -> np.ndarray:
+    check_index_values(index, x.shape[dim], "index_add", dim)
+    out = x.copy()  # np.add.at writes in place: never into the caller's array
+    if alpha != 1:
+        source = source * np.asarray(alpha, x.dtype)
+    np.add.at(np.moveaxis(out, dim, 0), index, np.moveaxis(source, dim, 0))
+    return out
+
+
+@index_add_p.def_abstract_eval
+def _index_add_abstract_eval(x: ShapedArray, index: ShapedArray, source: ShapedArray, *,
+                             dim: int, alpha: Any) -> ShapedArray:
+    expected = x.shape[:dim] + index.shape + x.shape[dim + 1:]
+    if index.ndim != 1 or source.shape != expected or source.dtype != x.dtype:
+        raise TypeError(f"index_add: operands {x.str_short()}, {index.str_short()}, "
+                        f"{source.str_short()} do not fit dim={dim}")
+    return x
+
+
+@index_add_p.def_jvp
+def _index_add_jvp(primals: tuple, tangents: tuple, *, dim: int, alpha: Any) -> tuple:
+    # out_dot = index_add(x_dot, dim, index, source_dot, alpha)
+    (x, index, source), (tx, _, ts) = primals, tangents
+    out = index_add_p.bind(x, index, source, dim=dim, alpha=alpha)
+    if isinstance(ts, Zero):
+        return out, tx
+    return out, index_add_p.bind(instantiate(tx), index, ts, dim=dim, alpha=alpha)
+
+
+@index_add_p.def_transpose
+def _index_add_transpose(ct: Any, x: Any, index: Any, source: Any, *, dim: int, alpha: Any
+                         ) -> tuple:
+    # ct_x = ct; ct_source = alpha * index_select(ct, dim, index)
+    if isinstance(index, UndefPrimal):
+        raise TypeError("index_add: index is not a linear operand")
+    ct_source = None
+    if isinstance(source, UndefPrimal):
+        ct_source = index_select(ct, dim, index)
+        if alpha != 1:
+            ct_source = mul(ct_source, full_like(ct_source, alpha))
+    return (ct if isinstance(x, UndefPrimal) else None), None, ct_source
+
+
+@index_add_p.def_batch
+def _index_add_batch(axis_size: int, vals: tuple, dims: tuple, *, dim: int, alpha: Any
+                     ) -> tuple:
+    (x, index, source), (xd, idd, sd) = vals, dims
+    if idd is None:  # one index for all examples: index the axis after the batch axis
+        x, source = bdim_to_front(x, xd, axis_size), bdim_to_front(source, sd, axis_size)
+        return index_add_p.bind(x, index, source, dim=dim + 1, alpha=alpha), 0
+    # A batched index: fold the batch into dim, with example b's entries offset by b * n.
+    n = logical_shape(x, xd)[dim]
+    index = check_index(index, n, "index_add", dim)
+    out = index_add_p.bind(fold_operand(x, xd, dim, axis_size), fold_index(index, idd, n, axis_size),
+                           fold_operand(source, sd, dim, axis_size), dim=dim, alpha=alpha)
+    return unfold(out, dim, axis_size, n), dim

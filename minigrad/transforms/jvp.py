@@ -1,0 +1,163 @@
+"""Forward mode: the JVP interpreter, ``jvp`` and ``jacfwd``.
+
+A JVPTracer carries a primal and a tangent; a tangent may be a symbolic ``Zero``. When every
+tangent of a primitive's operands is Zero, the primitive is bound on the parent with no JVP work.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from minigrad.core import (Primitive, ShapedArray, Trace, Tracer, Zero, current_trace, float0,
+                           get_aval, new_trace, set_current_trace, tangent_dtype)
+from minigrad.ops.elementwise import instantiate
+from minigrad.ops.structural import moveaxis
+from minigrad.transforms.util import (as_operand, as_output, check_argnums, flat_call, split_rows,
+                                      std_basis)
+from minigrad.transforms.vmap import vmap
+from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace: JVPTrace, primal: Any, tangent: Any):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self) -> ShapedArray:
+        return get_aval(self.primal)
+
+    def concrete(self) -> np.ndarray | None:
+        p = self.primal
+        return p.concrete() if isinstance(p, Tracer) else np.asarray(p)
+
+
+class JVPTrace(Trace):
+    transform = "jvp"
+
+    def to_pair(self, x: Any) -> tuple[Any, Any]:
+        if self.owns(x):
+            return x.primal, x.tangent
+        aval = get_aval(x)
+        return x, Zero(ShapedArray(aval.shape, tangent_dtype(aval.dtype)))
+
+    def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        primals, tangents = zip(*map(self.to_pair, args), strict=True) if args else ((), ())
+        with set_current_trace(self.parent):  # type: ignore[arg-type]
+            if all(isinstance(t, Zero) for t in tangents):
+                return prim.bind(*primals, **params)
+            if prim.jvp is None:
+                raise NotImplementedError(f"differentiation rule for '{prim}' not implemented")
+            primal_out, tangent_out = prim.jvp(primals, tangents, **params)
+        return self.box(primal_out, tangent_out)
+
+    def box(self, primal: Any, tangent: Any) -> Any:
+        # A zero or float0 tangent carries nothing: return the primal itself.
+        if isinstance(tangent, Zero) or get_aval(tangent).dtype == float0:
+            return primal
+        return JVPTracer(self, primal, tangent)
+
+
+def jvp_flat(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+             transform: str = "jvp") -> tuple[Any, list, list]:
+    """Run ``fun`` on JVP tracers: (output structure, output primals, output tangents)."""
+    trace = JVPTrace(current_trace())
+    trace.transform = transform
+    with new_trace(trace):
+        out = fun(*[trace.box(p, t) for p, t in zip(primals, tangents, strict=True)])
+        out_leaves, out_tree = tree_flatten(out)
+        pairs = [trace.to_pair(as_output(o, transform)) for o in out_leaves]
+    return out_tree, [p for p, _ in pairs], [instantiate(t) for _, t in pairs]
+
+
+def _check_tangent(path: str, primal: Any, tangent: Any) -> None:
+    p, t = get_aval(primal), get_aval(tangent)
+    if t.shape != p.shape:
+        raise ValueError(f"jvp: the tangent of {path} must have the primal's shape {p.shape}; "
+                         f"got {t.shape}")
+    if t.dtype != tangent_dtype(p.dtype):
+        raise TypeError(f"jvp: the tangent of {path} must have dtype {tangent_dtype(p.dtype)} "
+                        f"(float0 for integer and bool primals of dtype {p.dtype}); got "
+                        f"{t.dtype}")
+
+
+def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
+        ) -> tuple[Any, Any]:
+    """Forward-mode derivative: ``(fun(*primals), J(primals) @ tangents)``.
+
+    >>> import minigrad as mg, numpy as np
+    >>> mg.jvp(mg.numpy.sin, (np.float64(0.0),), (np.float64(2.0),))
+    (array(0.), array(2.))
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(f"jvp: primals and tangents must be tuples or lists; got "
+                        f"{type(primals).__name__} and {type(tangents).__name__}")
+    p_leaves, p_tree = tree_flatten(tuple(primals))
+    t_leaves, t_tree = tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise ValueError(f"jvp: primals and tangents must have the same tree structure; got "
+                         f"{p_tree} and {t_tree}")
+    paths = leaf_paths(p_tree, "primals")
+    p_leaves = [as_operand(p, "jvp", path) for p, path in zip(p_leaves, paths, strict=True)]
+    t_leaves = [as_operand(t, "jvp", path.replace("primals", "tangents", 1))
+                for t, path in zip(t_leaves, paths, strict=True)]
+    for path, p, t in zip(paths, p_leaves, t_leaves, strict=True):
+        _check_tangent(path, p, t)
+    out_tree, primals_out, tangents_out = jvp_flat(flat_call(fun, p_tree), p_leaves, t_leaves)
+    return tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out)
+
+
+def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """The Jacobian by forward mode, ``vmap`` of ``jvp`` over the standard input basis.
+
+    Each leaf of the result has the output leaf's shape followed by the input leaf's shape;
+    the result has the output's structure, each leaf holding the inputs' structure.
+    """
+    def jac(*args: Any) -> Any:
+        nums = check_argnums("jacfwd", argnums, len(args))
+        dyn_leaves, dyn_tree = tree_flatten(tuple(args[i] for i in nums))
+        paths = leaf_paths(dyn_tree, "args")
+        dyn_leaves = [as_operand(x, "jacfwd", p) for x, p in zip(dyn_leaves, paths, strict=True)]
+        for x, path in zip(dyn_leaves, paths, strict=True):
+            if not np.issubdtype(get_aval(x).dtype, np.floating):
+                raise TypeError(f"jacfwd: {path} must be a floating array; got "
+                                f"{get_aval(x).dtype}")
+
+        def f_dyn(*leaves: Any) -> Any:
+            full = list(args)
+            for i, a in zip(nums, tree_unflatten(dyn_tree, leaves), strict=True):
+                full[i] = a
+            return fun(*full)
+
+        shapes = [get_aval(x).shape for x in dyn_leaves]
+        basis = std_basis(shapes, [get_aval(x).dtype for x in dyn_leaves])
+        holder: dict[str, Any] = {}
+
+        def push(*ts: Any) -> list:
+            out_tree, primals_out, tangents_out = jvp_flat(f_dyn, dyn_leaves, ts, "jacfwd")
+            holder["tree"] = out_tree
+            return tangents_out
+
+        cols = vmap(push)(*basis)  # each (N, *out_shape)
+        per_out = []
+        for col in cols:
+            out_ndim = col.ndim - 1
+            blocks = []
+            for block, shape in zip(split_rows(col, shapes), shapes, strict=True):
+                # (*in_shape, *out_shape) -> (*out_shape, *in_shape)
+                for _ in range(len(shape)):
+                    block = moveaxis(block, 0, len(shape) - 1 + out_ndim)
+                blocks.append(block)
+            in_tree = tree_unflatten(dyn_tree, blocks)
+            per_out.append(in_tree[0] if isinstance(argnums, int) else in_tree)
+        return tree_unflatten(holder["tree"], per_out)
+
+    return jac
+
+
+__all__ = ["JVPTrace", "JVPTracer", "jvp", "jacfwd", "jvp_flat"]

@@ -1,0 +1,84 @@
+"""Plumbing shared by the transform entry points: argument conversion, flattening, argnums."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from minigrad.core import Tracer
+from minigrad.tree import PyTreeDef, tree_unflatten
+
+
+def as_operand(x: Any, transform: str, path: str) -> Any:
+    """An argument of a transformed function: tracers stay, anything else becomes an ndarray
+    (without a copy: nothing in minigrad writes into its operands)."""
+    if isinstance(x, Tracer):
+        return x
+    out = np.asarray(x) if isinstance(x, (np.ndarray, np.generic, bool, int, float,
+                                          complex, list)) else None
+    if out is None or out.dtype == object:
+        raise TypeError(f"{transform}: {path} must be an array or a Python scalar; got "
+                        f"{type(x).__name__}")
+    return out
+
+
+def as_output(x: Any, transform: str) -> Any:
+    """A leaf returned by a transformed function must be an array (or a tracer)."""
+    if isinstance(x, Tracer):
+        return x
+    if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
+        return np.asarray(x)
+    raise TypeError(f"{transform}: the function must return arrays in a pytree; got a "
+                    f"{type(x).__name__}")
+
+
+def flat_call(fun: Callable[..., Any], in_tree: PyTreeDef) -> Callable[..., Any]:
+    """``fun`` as a function of the leaves of its argument tuple."""
+    def flat(*leaves: Any) -> Any:
+        return fun(*tree_unflatten(in_tree, leaves))
+
+    return flat
+
+
+def check_argnums(transform: str, argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
+    """Normalize ``argnums`` (int or tuple, negative allowed) against ``nargs`` arguments."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums or any(not isinstance(a, int) or isinstance(a, bool) for a in nums):
+        raise TypeError(f"{transform}: argnums must be an int or a non-empty tuple of ints; "
+                        f"got {argnums!r}")
+    out = []
+    for a in nums:
+        if not -nargs <= a < nargs:
+            raise ValueError(f"{transform}: argnums must be in [{-nargs}, {nargs}) for a call "
+                             f"with {nargs} positional arguments; got {a}")
+        out.append(a % nargs)
+    return tuple(out)
+
+
+def std_basis(shapes: Sequence[tuple[int, ...]], dtypes: Sequence[np.dtype]) -> list[np.ndarray]:
+    """The standard basis of the space of all the leaves together, one slab per leaf: slab k has
+    shape ``(N, *shapes[k])`` where N is the total number of elements."""
+    sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
+    eye = np.eye(sum(sizes))
+    out, start = [], 0
+    for shape, size, dtype in zip(shapes, sizes, dtypes, strict=True):
+        out.append(eye[:, start:start + size].reshape(-1, *shape).astype(dtype))
+        start += size
+    return out
+
+
+def split_rows(x: Any, shapes: Sequence[tuple[int, ...]]) -> list[Any]:
+    """Split the leading axis of ``x`` (of length sum of sizes) into one array per shape, of
+    shape ``shapes[k] + x.shape[1:]``."""
+    from minigrad.ops.structural import reshape, slice_array
+
+    aval_shape = x.shape
+    out, start = [], 0
+    for shape in shapes:
+        size = int(np.prod(shape, dtype=np.int64))
+        rows = slice_array(x, (start, *[0] * (len(aval_shape) - 1)),
+                           (start + size, *aval_shape[1:]))
+        out.append(reshape(rows, (*shape, *aval_shape[1:])))
+        start += size
+    return out

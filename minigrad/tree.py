@@ -1,0 +1,215 @@
+"""Pytrees: nested tuples, lists, dicts, namedtuples and None, plus registered classes.
+
+A pytree is flattened into a list of leaves and a ``PyTreeDef`` that rebuilds it. Transforms take
+and return pytrees; ``in_axes`` and ``out_axes`` are tree *prefixes* of the arguments.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable, Iterable, NamedTuple
+
+
+class _NodeType(NamedTuple):
+    to_iterable: Callable[[Any], tuple[Iterable[Any], Hashable]]
+    from_iterable: Callable[[Hashable, Iterable[Any]], Any]
+
+
+_registry: dict[type, _NodeType] = {}
+
+
+def register_pytree_node(
+    nodetype: type,
+    flatten: Callable[[Any], tuple[Iterable[Any], Hashable]],
+    unflatten: Callable[[Hashable, Iterable[Any]], Any],
+) -> None:
+    """Make ``nodetype`` a pytree node: ``flatten(x) -> (children, aux)`` and
+    ``unflatten(aux, children) -> x``. ``aux`` must be hashable and comparable."""
+    if nodetype in _registry:
+        raise ValueError(f"register_pytree_node: {nodetype.__name__} is already registered")
+    _registry[nodetype] = _NodeType(flatten, unflatten)
+
+
+def _sorted_dict_keys(d: dict) -> list:
+    try:
+        return sorted(d)
+    except TypeError:
+        # Keys of mixed types: JAX sorts them too; we keep a stable order by their repr.
+        return sorted(d, key=repr)
+
+
+register_pytree_node(tuple, lambda t: (t, None), lambda _, c: tuple(c))
+register_pytree_node(list, lambda t: (t, None), lambda _, c: list(c))
+register_pytree_node(type(None), lambda _: ((), None), lambda _, c: None)
+register_pytree_node(
+    dict,
+    lambda d: ([d[k] for k in _sorted_dict_keys(d)], tuple(_sorted_dict_keys(d))),
+    lambda keys, c: dict(zip(keys, c, strict=True)),  # type: ignore[call-overload]
+)
+
+
+def _is_namedtuple(x: Any) -> bool:
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def _node_of(x: Any) -> tuple[type, _NodeType] | None:
+    if _is_namedtuple(x):
+        t = type(x)
+        return t, _NodeType(lambda v: (tuple(v), None), lambda _, c: t(*c))
+    t = type(x)
+    node = _registry.get(t)
+    return (t, node) if node is not None else None
+
+
+class PyTreeDef:
+    """The structure of a pytree: a node type, its aux data and the children's structures.
+    A leaf is a PyTreeDef with ``node_type`` None."""
+
+    __slots__ = ("node_type", "aux", "children", "num_leaves")
+
+    def __init__(self, node_type: type | None, aux: Hashable, children: tuple[PyTreeDef, ...]):
+        self.node_type = node_type
+        self.aux = aux
+        self.children = children
+        self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children)
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, PyTreeDef) and self.node_type is other.node_type
+                and self.aux == other.aux and self.children == other.children)
+
+    def __hash__(self) -> int:
+        return hash((self.node_type, self.aux, self.children))
+
+    def __repr__(self) -> str:
+        if self.node_type is None:
+            return "*"
+        inner = ", ".join(map(repr, self.children))
+        if self.node_type is tuple:
+            return f"({inner}{',' if len(self.children) == 1 else ''})"
+        if self.node_type is list:
+            return f"[{inner}]"
+        if self.node_type is dict:
+            return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in
+                                   zip(self.aux, self.children, strict=True)) + "}"  # type: ignore
+        if self.node_type is type(None):
+            return "None"
+        return f"{self.node_type.__name__}({inner})"
+
+
+LEAF = PyTreeDef(None, None, ())
+
+
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+                 ) -> tuple[list[Any], PyTreeDef]:
+    """Flatten ``tree`` into its leaves (left to right) and its structure."""
+    leaves: list[Any] = []
+
+    def rec(x: Any) -> PyTreeDef:
+        node = None if (is_leaf is not None and is_leaf(x)) else _node_of(x)
+        if node is None:
+            leaves.append(x)
+            return LEAF
+        node_type, spec = node
+        children, aux = spec.to_iterable(x)
+        return PyTreeDef(node_type, aux, tuple(rec(c) for c in children))
+
+    treedef = rec(tree)
+    return leaves, treedef
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
+    """Rebuild a tree of structure ``treedef`` from ``leaves``."""
+    leaves = list(leaves)
+    if len(leaves) != treedef.num_leaves:
+        raise ValueError(f"tree_unflatten: the structure {treedef} needs {treedef.num_leaves} "
+                         f"leaves; got {len(leaves)}")
+    it = iter(leaves)
+
+    def rec(td: PyTreeDef) -> Any:
+        if td.node_type is None:
+            return next(it)
+        children = [rec(c) for c in td.children]
+        if _registry.get(td.node_type) is None:  # a namedtuple
+            return td.node_type(*children)
+        return _registry[td.node_type].from_iterable(td.aux, children)
+
+    return rec(treedef)
+
+
+def tree_leaves(tree: Any) -> list[Any]:
+    return tree_flatten(tree)[0]
+
+
+def tree_structure(tree: Any) -> PyTreeDef:
+    return tree_flatten(tree)[1]
+
+
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
+    """Apply ``f`` leafwise to ``tree`` and to trees ``rest`` of the same structure."""
+    leaves, treedef = tree_flatten(tree)
+    others = []
+    for r in rest:
+        r_leaves, r_def = tree_flatten(r)
+        if r_def != treedef:
+            raise ValueError(f"tree_map: trees must have the same structure; got {treedef} and "
+                             f"{r_def}")
+        others.append(r_leaves)
+    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others, strict=True)])
+
+
+def _child_keys(td: PyTreeDef) -> list[str]:
+    if td.node_type is dict:
+        return [f"[{k!r}]" for k in td.aux]  # type: ignore[union-attr]
+    fields = getattr(td.node_type, "_fields", None)
+    if fields is not None:
+        return [f".{name}" for name in fields]
+    return [f"[{i}]" for i in range(len(td.children))]
+
+
+def leaf_paths(treedef: PyTreeDef, root: str = "") -> list[str]:
+    """A readable path for each leaf, e.g. ``args[0]['w']``, for error messages."""
+    if treedef.node_type is None:
+        return [root]
+    paths: list[str] = []
+    for key, child in zip(_child_keys(treedef), treedef.children, strict=True):
+        paths.extend(leaf_paths(child, root + key))
+    return paths
+
+
+def broadcast_prefix(prefix: Any, full: Any, what: str, root: str = "") -> list[Any]:
+    """For each leaf of ``full``, the leaf of the tree prefix ``prefix`` that covers it.
+
+    ``None`` in ``prefix`` is a leaf (it covers a whole subtree). Raises a ValueError naming
+    ``what`` and the first path where the structures disagree.
+    """
+    out: list[Any] = []
+
+    def rec(p: Any, f: Any, path: str) -> None:
+        p_node = _node_of(p) if p is not None else None
+        if p_node is None:  # a prefix leaf covers the whole subtree
+            out.extend([p] * len(tree_leaves(f)))
+            return
+        f_node = _node_of(f)
+        p_children, p_aux = p_node[1].to_iterable(p)
+        if f_node is None or f_node[0] is not p_node[0]:
+            raise ValueError(
+                f"{what} must be a tree prefix of the arguments; at {path or 'the root'} it is a "
+                f"{p_node[0].__name__} but the argument is {_describe(f)}")
+        f_children, f_aux = f_node[1].to_iterable(f)
+        p_children, f_children = list(p_children), list(f_children)
+        if p_aux != f_aux or len(p_children) != len(f_children):
+            raise ValueError(
+                f"{what} must be a tree prefix of the arguments; at {path or 'the root'} it has "
+                f"structure {tree_structure(p)} but the argument has {tree_structure(f)}")
+        keys = _child_keys(PyTreeDef(f_node[0], f_aux, tuple(LEAF for _ in f_children)))
+        for key, pc, fc in zip(keys, p_children, f_children, strict=True):
+            rec(pc, fc, path + key)
+
+    rec(prefix, full, root)
+    return out
+
+
+def _describe(x: Any) -> str:
+    if _node_of(x) is None:
+        shape = getattr(x, "shape", None)
+        return f"a leaf of shape {shape}" if shape is not None else f"a leaf ({type(x).__name__})"
+    return f"a {type(x).__name__}"
