@@ -1,0 +1,268 @@
+"""The IR: typed variables, literals, equations; the staging trace; make_jaxpr, eval_jaxpr, DCE.
+
+A jaxpr is a function in A-normal form: constants, inputs, a list of equations (one primitive
+each) and outputs. ``JaxprTrace`` builds one by staging primitives instead of running them. With
+``stage_all=False`` it stages only what depends on its own tracers and runs the rest on the
+parent trace: that is partial evaluation, which ``linearize`` uses.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from minigrad.core import (Primitive, ShapedArray, Trace, Tracer, current_trace, get_aval,
+                           new_trace, set_current_trace)
+from minigrad.transforms.util import as_operand, as_output
+from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
+
+
+class Var:
+    """A typed variable. Names are given when a jaxpr is printed."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+
+class Literal:
+    """A scalar constant written inline in the listing."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val: np.ndarray):
+        self.val = val
+        self.aval = get_aval(val)
+
+    def __str__(self) -> str:
+        return f"{self.val.item()!r}:{self.aval.str_short()}"
+
+
+Atom = Var | Literal
+
+
+class Eqn:
+    __slots__ = ("prim", "inputs", "params", "out")
+
+    def __init__(self, prim: Primitive, inputs: list[Atom], params: dict, out: Var):
+        self.prim, self.inputs, self.params, self.out = prim, inputs, params, out
+
+    @property
+    def primitive(self) -> Primitive:
+        return self.prim
+
+
+class Jaxpr:
+    """``{ lambda constvars ; invars. let eqns in outvars }``."""
+
+    def __init__(self, constvars: list[Var], invars: list[Var], eqns: list[Eqn],
+                 outvars: list[Atom]):
+        self.constvars, self.invars, self.eqns, self.outvars = constvars, invars, eqns, outvars
+
+    def __str__(self) -> str:
+        return pp_jaxpr(self)
+
+
+class ClosedJaxpr:
+    """A jaxpr with the values of its constants: what ``make_jaxpr`` returns."""
+
+    def __init__(self, jaxpr: Jaxpr, consts: list[Any], in_tree: Any = None,
+                 out_tree: Any = None):
+        self.jaxpr, self.consts = jaxpr, consts
+        self.in_tree, self.out_tree = in_tree, out_tree
+
+    @property
+    def eqns(self) -> list[Eqn]:
+        return self.jaxpr.eqns
+
+    def __str__(self) -> str:
+        return pp_jaxpr(self.jaxpr)
+
+    __repr__ = __str__
+
+    def __call__(self, *args: Any) -> Any:
+        """Evaluate on arguments of the traced structure (transformable: it binds)."""
+        leaves, _ = tree_flatten(args)
+        outs = eval_jaxpr(self.jaxpr, self.consts, *leaves)
+        return tree_unflatten(self.out_tree, outs) if self.out_tree is not None else outs
+
+
+# --------------------------------------------------------------------------- printing
+
+
+def _names() -> Iterator[str]:
+    n = 0
+    while True:
+        name, k = "", n
+        while True:
+            name = chr(ord("a") + k % 26) + name
+            k = k // 26 - 1
+            if k < 0:
+                break
+        yield name
+        n += 1
+
+
+def _pp_param(v: Any) -> str:
+    if isinstance(v, np.dtype):
+        return v.name
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_pp_param(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    return str(v)
+
+
+def pp_jaxpr(jaxpr: Jaxpr) -> str:
+    gen = _names()
+    names: dict[int, str] = {}
+
+    def name(v: Atom) -> str:
+        if isinstance(v, Literal):
+            return str(v)
+        if id(v) not in names:
+            names[id(v)] = next(gen)
+        return names[id(v)]
+
+    def decl(v: Var) -> str:
+        return f"{name(v)}:{v.aval.str_short()}"
+
+    consts = " ".join(decl(v) for v in jaxpr.constvars)
+    ins = " ".join(decl(v) for v in jaxpr.invars)
+    lines = [f"{{ lambda {consts}{' ' if consts else ''}; {ins}. let"]
+    for e in jaxpr.eqns:
+        params = " ".join(f"{k}={_pp_param(v)}" for k, v in e.params.items())
+        head = f"{e.prim.name}[{params}]" if params else e.prim.name
+        args = " ".join(name(a) for a in e.inputs)
+        lines.append(f"    {decl(e.out)} = {head}{' ' if args else ''}{args}")
+    outs = " ".join(name(v) for v in jaxpr.outvars)
+    lines.append(f"  in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- staging
+
+
+class JaxprTracer(Tracer):
+    __slots__ = ("var",)
+
+    def __init__(self, trace: JaxprTrace, var: Var):
+        self._trace = trace
+        self.var = var
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self.var.aval
+
+
+class JaxprTrace(Trace):
+    """Stages primitives into equations. With ``stage_all`` False, a primitive none of whose
+    operands is one of this trace's tracers is not staged: it runs on the parent (it is known)."""
+
+    transform = "make_jaxpr"
+
+    def __init__(self, parent: Trace, stage_all: bool):
+        super().__init__(parent)
+        self.stage_all = stage_all
+        self.eqns: list[Eqn] = []
+        self.invars: list[Var] = []
+        self.consts: dict[int, tuple[Any, Var]] = {}  # id(value) -> (value, constvar)
+
+    def new_arg(self, aval: ShapedArray) -> JaxprTracer:
+        var = Var(aval)
+        self.invars.append(var)
+        return JaxprTracer(self, var)
+
+    def atom(self, x: Any) -> Atom:
+        """The jaxpr atom for an operand: our tracer's var, a literal or a constvar."""
+        if self.owns(x):
+            return x.var
+        if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc":
+            return Literal(x)
+        if id(x) not in self.consts:
+            self.consts[id(x)] = (x, Var(get_aval(x)))
+        return self.consts[id(x)][1]
+
+    def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        if not self.stage_all and not any(self.owns(a) for a in args):
+            with set_current_trace(self.parent):  # type: ignore[arg-type]
+                return prim.bind(*args, **params)
+        inputs = [self.atom(a) for a in args]
+        out = Var(prim.abstract_eval(*[a.aval for a in inputs], **params))  # type: ignore[misc]
+        self.eqns.append(Eqn(prim, inputs, params, out))
+        return JaxprTracer(self, out)
+
+    def to_jaxpr(self, outs: Sequence[Any]) -> tuple[Jaxpr, list[Any]]:
+        outvars = [self.atom(o) for o in outs]
+        consts = [v for v, _ in self.consts.values()]
+        constvars = [var for _, var in self.consts.values()]
+        return Jaxpr(constvars, list(self.invars), list(self.eqns), outvars), consts
+
+
+def make_jaxpr(fun: Callable[..., Any]) -> Callable[..., ClosedJaxpr]:
+    """The jaxpr of ``fun`` at the shapes and dtypes of the given arguments. Everything ``fun``
+    computes is staged, including operations that do not depend on the arguments.
+
+    >>> import minigrad as mg, numpy as np
+    >>> print(mg.make_jaxpr(lambda x: mg.numpy.sin(x) * 2.0)(np.ones(3)))
+    { lambda ; a:f64[3]. let
+        b:f64[3] = sin a
+        c:f64[3] = broadcast_in_dim[shape=(3,) broadcast_dimensions=()] 2.0:f64[]
+        d:f64[3] = mul b c
+      in (d,) }
+    """
+    def staged(*args: Any) -> ClosedJaxpr:
+        leaves, in_tree = tree_flatten(args)
+        paths = leaf_paths(in_tree, "args")
+        leaves = [as_operand(x, "make_jaxpr", p) for x, p in zip(leaves, paths, strict=True)]
+        trace = JaxprTrace(current_trace(), stage_all=True)
+        with new_trace(trace):
+            tracers = [trace.new_arg(get_aval(x)) for x in leaves]
+            out = fun(*tree_unflatten(in_tree, tracers))
+            out_leaves, out_tree = tree_flatten(out)
+            jaxpr, consts = trace.to_jaxpr([as_output(o, "make_jaxpr") for o in out_leaves])
+        return ClosedJaxpr(jaxpr, consts, in_tree, out_tree)
+
+    return staged
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
+    """Evaluate by binding each equation's primitive, so the evaluation is transformable."""
+    env: dict[Var, Any] = {}
+
+    def read(a: Atom) -> Any:
+        return a.val if isinstance(a, Literal) else env[a]
+
+    if len(args) != len(jaxpr.invars):
+        raise TypeError(f"eval_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments; got "
+                        f"{len(args)}")
+    for v, x in zip(jaxpr.constvars, consts, strict=True):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args, strict=True):
+        if get_aval(x) != v.aval:
+            raise TypeError(f"eval_jaxpr: an argument must be {v.aval.str_short()}; got "
+                            f"{get_aval(x).str_short()}")
+        env[v] = x
+    for e in jaxpr.eqns:
+        env[e.out] = e.prim.bind(*[read(a) for a in e.inputs], **e.params)
+    return [read(a) for a in jaxpr.outvars]
+
+
+def dce_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+    """Drop the equations no output depends on (every primitive is pure)."""
+    live = {id(v) for v in jaxpr.outvars if isinstance(v, Var)}
+    kept: list[Eqn] = []
+    for e in reversed(jaxpr.eqns):
+        if id(e.out) in live:
+            kept.append(e)
+            live.update(id(a) for a in e.inputs if isinstance(a, Var))
+    used = [(v, i) for i, v in enumerate(jaxpr.constvars) if id(v) in live]
+    return Jaxpr([v for v, _ in used], jaxpr.invars, kept[::-1], jaxpr.outvars)
+
+
+def dce_closed(closed: ClosedJaxpr) -> ClosedJaxpr:
+    pruned = dce_jaxpr(closed.jaxpr)
+    kept = {id(v) for v in pruned.constvars}
+    consts = [c for v, c in zip(closed.jaxpr.constvars, closed.consts, strict=True)
+              if id(v) in kept]
+    return ClosedJaxpr(pruned, consts, closed.in_tree, closed.out_tree)

@@ -1,0 +1,132 @@
+"""Reverse mode at the API: grad, value_and_grad, jacrev, hessian (all built on vjp)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from minigrad.core import get_aval
+from minigrad.ops.structural import full
+from minigrad.transforms.jvp import jacfwd
+from minigrad.transforms.transpose import vjp_flat
+from minigrad.transforms.util import (as_operand, as_output, check_argnums, split_rows,
+                                      std_basis)
+from minigrad.transforms.vmap import vmap
+from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
+
+
+def _dyn_args(transform: str, args: tuple, argnums: int | Sequence[int]
+              ) -> tuple[tuple[int, ...], list, Any]:
+    """The differentiated arguments' leaves (checked to be floating) and their structure."""
+    nums = check_argnums(transform, argnums, len(args))
+    leaves, tree = tree_flatten(tuple(args[i] for i in nums))
+    paths = [f"args[{nums[int(p[1:p.index(']')])]}]{p[p.index(']') + 1:]}"
+             for p in leaf_paths(tree)]
+    leaves = [as_operand(x, transform, p) for x, p in zip(leaves, paths, strict=True)]
+    for x, p in zip(leaves, paths, strict=True):
+        dtype = get_aval(x).dtype
+        if not np.issubdtype(dtype, np.floating):
+            raise TypeError(f"{transform}: {p} must be a floating array to be differentiated; "
+                            f"got dtype {dtype} (argnums selects the arguments to "
+                            f"differentiate)")
+    return nums, leaves, tree
+
+
+def _with_dyn(fun: Callable[..., Any], args: tuple, nums: tuple[int, ...], tree: Any
+              ) -> Callable[..., Any]:
+    def f(*leaves: Any) -> Any:
+        full_args = list(args)
+        for i, a in zip(nums, tree_unflatten(tree, leaves), strict=True):
+            full_args[i] = a
+        return fun(*full_args)
+
+    return f
+
+
+def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False) -> Callable[..., Any]:
+    """``(fun(*args), gradient)``; with ``has_aux`` ``fun`` returns ``(value, aux)`` and the
+    result is ``((value, aux), gradient)``. The gradient has the structure of
+    ``args[argnums]`` (a tuple of them when argnums is a tuple)."""
+    def vg(*args: Any) -> Any:
+        nums, leaves, tree = _dyn_args("grad", args, argnums)
+        f = _with_dyn(fun, args, nums, tree)
+        aux_box: list[Any] = []
+
+        def scalar_fun(*xs: Any) -> Any:
+            out = f(*xs)
+            if has_aux:
+                if not isinstance(out, tuple) or len(out) != 2:
+                    raise TypeError("grad: with has_aux=True the function must return a pair "
+                                    "(output, aux)")
+                out, aux = out
+                aux_box.append(aux)
+            out = as_output(out, "grad")
+            aval = get_aval(out)
+            if aval.shape != ():
+                raise TypeError(f"grad: the function must return a scalar (shape ()); got "
+                                f"shape {aval.shape}. Use jacrev for a Jacobian, or sum the "
+                                f"output")
+            if not np.issubdtype(aval.dtype, np.floating):
+                raise TypeError(f"grad: the function must return a real floating scalar; got "
+                                f"dtype {aval.dtype}")
+            return out
+
+        _, (value,), pullback = vjp_flat(scalar_fun, leaves, "grad")
+        grads = pullback([full((), 1, get_aval(value).dtype)])
+        g = tree_unflatten(tree, grads)
+        g = g[0] if isinstance(argnums, int) else g
+        if has_aux:
+            from minigrad.tree import tree_map
+
+            return (value, tree_map(lambda x: as_output(x, "grad"), aux_box[0])), g
+        return value, g
+
+    return vg
+
+
+def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+         ) -> Callable[..., Any]:
+    """The gradient of a scalar-valued ``fun`` with respect to ``args[argnums]``.
+
+    >>> import minigrad as mg, numpy as np
+    >>> mg.grad(lambda x: (x ** 2).sum())(np.array([1.0, 2.0]))
+    array([2., 4.])
+    """
+    vg = value_and_grad(fun, argnums, has_aux)
+
+    def g(*args: Any) -> Any:
+        (_, aux), grads = vg(*args) if has_aux else (( None, None), vg(*args)[1])
+        return (grads, aux) if has_aux else grads
+
+    return g
+
+
+def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """The Jacobian by reverse mode: ``vmap`` of the VJP over the standard output basis. Same
+    layout as ``jacfwd``: output shape followed by input shape."""
+    def jac(*args: Any) -> Any:
+        nums, leaves, tree = _dyn_args("jacrev", args, argnums)
+        out_tree, primals_out, pullback = vjp_flat(_with_dyn(fun, args, nums, tree), leaves,
+                                                   "jacrev")
+        out_shapes = [get_aval(p).shape for p in primals_out]
+        basis = std_basis(out_shapes, [get_aval(p).dtype for p in primals_out])
+        rows = vmap(lambda *cts: pullback(list(cts)))(*basis)  # each (M, *in_shape)
+        in_shapes = [get_aval(x).shape for x in leaves]
+        per_out: list[list[Any]] = [[] for _ in out_shapes]
+        for row, _ in zip(rows, in_shapes, strict=True):
+            for j, block in enumerate(split_rows(row, out_shapes)):
+                per_out[j].append(block)
+        results = []
+        for blocks in per_out:
+            in_tree = tree_unflatten(tree, blocks)
+            results.append(in_tree[0] if isinstance(argnums, int) else in_tree)
+        return tree_unflatten(out_tree, results)
+
+    return jac
+
+
+def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """The Hessian of a scalar ``fun``: ``jacfwd(jacrev(fun))``."""
+    return jacfwd(jacrev(fun, argnums), argnums)
