@@ -12,8 +12,16 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from minigrad.core import (Primitive, ShapedArray, Trace, Tracer, current_trace, get_aval,
-                           new_trace, set_current_trace)
+from minigrad.core import (
+    Primitive,
+    ShapedArray,
+    Trace,
+    Tracer,
+    current_trace,
+    get_aval,
+    new_trace,
+    set_current_trace,
+)
 from minigrad.transforms.util import as_operand, as_output
 from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 

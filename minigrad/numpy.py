@@ -12,7 +12,6 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad import core
 from minigrad.core import Tracer, get_aval
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st

@@ -70,7 +70,7 @@ class PyTreeDef:
         self.node_type = node_type
         self.aux = aux
         self.children = children
-        self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children)
+        self.num_leaves: int = 1 if node_type is None else sum(c.num_leaves for c in children)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, PyTreeDef) and self.node_type is other.node_type
@@ -158,7 +158,7 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
 
 def _child_keys(td: PyTreeDef) -> list[str]:
     if td.node_type is dict:
-        return [f"[{k!r}]" for k in td.aux]  # type: ignore[union-attr]
+        return [f"[{k!r}]" for k in td.aux]  # type: ignore[attr-defined]
     fields = getattr(td.node_type, "_fields", None)
     if fields is not None:
         return [f".{name}" for name in fields]

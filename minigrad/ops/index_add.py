@@ -13,9 +13,19 @@ import numpy as np
 
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
 from minigrad.ops.elementwise import full_like, instantiate, mul
-from minigrad.ops.gather import (canonical_dim, canonical_index, check_index, check_index_values,
-                                 check_same_dtype, fold_index, fold_operand, index_select,
-                                 logical_shape, static_scalar, unfold)
+from minigrad.ops.gather import (
+    canonical_dim,
+    canonical_index,
+    check_index,
+    check_index_values,
+    check_same_dtype,
+    fold_index,
+    fold_operand,
+    index_select,
+    logical_shape,
+    static_scalar,
+    unfold,
+)
 from minigrad.ops.structural import bdim_to_front, reshape
 
 index_add_p = Primitive("index_add")
@@ -38,7 +48,7 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     index = canonical_index("index_add", index, shape[dim], dim)
     check_same_dtype("index_add", x, "source", source)
     k = get_aval(index).shape[0]
-    expected = shape[:dim] + (k,) + shape[dim + 1:]
+    expected = (*shape[:dim], k, *shape[dim + 1:])
     sshape = get_aval(source).shape
     if sshape != expected and not (xa.ndim == 0 and sshape == () and k == 1):
         raise ValueError(f"index_add: source must have shape {expected} (x's shape with dim "
@@ -104,6 +114,7 @@ def _index_add_batch(axis_size: int, vals: tuple, dims: tuple, *, dim: int, alph
     # A batched index: fold the batch into dim, with example b's entries offset by b * n.
     n = logical_shape(x, xd)[dim]
     index = check_index(index, n, "index_add", dim)
-    out = index_add_p.bind(fold_operand(x, xd, dim, axis_size), fold_index(index, idd, n, axis_size),
+    out = index_add_p.bind(fold_operand(x, xd, dim, axis_size),
+                           fold_index(index, idd, n, axis_size),
                            fold_operand(source, sd, dim, axis_size), dim=dim, alpha=alpha)
     return unfold(out, dim, axis_size, n), dim

@@ -10,8 +10,7 @@ from minigrad.core import get_aval
 from minigrad.ops.structural import full
 from minigrad.transforms.jvp import jacfwd
 from minigrad.transforms.transpose import vjp_flat
-from minigrad.transforms.util import (as_operand, as_output, check_argnums, split_rows,
-                                      std_basis)
+from minigrad.transforms.util import as_operand, as_output, check_argnums, split_rows, std_basis
 from minigrad.transforms.vmap import vmap
 from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 

@@ -10,12 +10,29 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.core import (Primitive, ShapedArray, Trace, Tracer, Zero, current_trace, float0,
-                           get_aval, new_trace, set_current_trace, tangent_dtype)
+from minigrad.core import (
+    Primitive,
+    ShapedArray,
+    Trace,
+    Tracer,
+    Zero,
+    current_trace,
+    float0,
+    get_aval,
+    new_trace,
+    set_current_trace,
+    tangent_dtype,
+)
 from minigrad.ops.elementwise import instantiate
 from minigrad.ops.structural import moveaxis
-from minigrad.transforms.util import (as_operand, as_output, check_argnums, flat_call, split_rows,
-                                      std_basis)
+from minigrad.transforms.util import (
+    as_operand,
+    as_output,
+    check_argnums,
+    flat_call,
+    split_rows,
+    std_basis,
+)
 from minigrad.transforms.vmap import vmap
 from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 
@@ -139,7 +156,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
         holder: dict[str, Any] = {}
 
         def push(*ts: Any) -> list:
-            out_tree, primals_out, tangents_out = jvp_flat(f_dyn, dyn_leaves, ts, "jacfwd")
+            out_tree, _, tangents_out = jvp_flat(f_dyn, dyn_leaves, ts, "jacfwd")
             holder["tree"] = out_tree
             return tangents_out
 

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from minigrad.core import ShapedArray, Zero, current_trace, get_aval, set_current_trace
-from minigrad.core import tangent_dtype
+from minigrad.core import (
+    ShapedArray,
+    Zero,
+    current_trace,
+    get_aval,
+    set_current_trace,
+    tangent_dtype,
+)
 from minigrad.jaxpr import ClosedJaxpr, JaxprTrace, dce_closed, eval_jaxpr
 from minigrad.transforms.jvp import jvp_flat
 from minigrad.transforms.util import as_operand, flat_call

@@ -22,7 +22,7 @@ from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear: Sequence[bool],
                   args: Sequence[Any], cts_out: Sequence[Any]) -> list[Any]:
     """Cotangents of the invars marked ``linear`` (others take their value from ``args``)."""
-    env: dict[Var, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
+    env: dict[Any, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
     lin: set[Var] = set()
     for v, is_lin, x in zip(jaxpr.invars, linear, args, strict=True):
         if is_lin:
@@ -47,8 +47,8 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear: Sequence[bool],
         if isinstance(v, Var) and v in lin and ct is not None and not isinstance(ct, Zero):
             ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
 
-    for v, ct in zip(jaxpr.outvars, cts_out, strict=True):
-        write(v, ct)
+    for out, ct in zip(jaxpr.outvars, cts_out, strict=True):
+        write(out, ct)
     for e in reversed(linear_eqns):
         ct = ct_env.pop(e.out, None)
         if ct is None:
@@ -114,7 +114,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
     aux_box: list[Any] = []
     flat = flat_call(fun, in_tree)
     if has_aux:
-        def flat(*xs: Any) -> Any:  # noqa: F811  # split the aux off, keep it unlinearized
+        def flat(*xs: Any) -> Any:  # split the aux off, keep it unlinearized
             result = flat_call(fun, in_tree)(*xs)
             if not isinstance(result, tuple) or len(result) != 2:
                 raise TypeError("vjp: with has_aux=True the function must return a pair "

@@ -11,8 +11,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from minigrad.core import (Primitive, ShapedArray, Trace, Tracer, current_trace, get_aval,
-                           new_trace, set_current_trace)
+from minigrad.core import (
+    Primitive,
+    ShapedArray,
+    Trace,
+    Tracer,
+    current_trace,
+    get_aval,
+    new_trace,
+    set_current_trace,
+)
 from minigrad.ops.structural import bdim_to, moveaxis
 from minigrad.transforms.util import as_operand, as_output
 from minigrad.tree import broadcast_prefix, leaf_paths, tree_flatten, tree_unflatten

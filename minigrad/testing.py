@@ -1,0 +1,339 @@
+"""Rule checkers, usable on any function or primitive (minigrad's own tests use them too).
+
+Three oracles, one per kind of rule:
+
+* ``check_jvp``: the JVP against central finite differences;
+* ``check_vjp``: the dot-product test ``<J v, w> == <v, J^T w>``, with ``J v`` from finite
+  differences, so the VJP is checked independently of the JVP;
+* ``check_vmap``: ``vmap(f)`` against a Python loop over the batch and ``np.stack``.
+
+``check_primitive`` runs all of them, plus the shape rule and each transpose rule called
+directly, over a primitive's sample inputs, for every combination of batched operands.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from minigrad.core import Primitive, UndefPrimal, Zero, get_aval
+from minigrad.transforms.jvp import jvp
+from minigrad.transforms.transpose import vjp
+from minigrad.transforms.vmap import vmap
+from minigrad.tree import tree_flatten, tree_leaves
+
+# (finite-difference step, tolerance) by dtype: central differences have error O(eps^2) plus
+# rounding O(ulp / eps).
+_FD = {np.dtype(np.float64): (1e-6, 1e-5), np.dtype(np.float32): (1e-2, 3e-2),
+       np.dtype(np.float16): (1e-1, 1e-1)}
+
+
+def _fd(dtype: np.dtype) -> tuple[float, float]:
+    return _FD.get(np.dtype(dtype), (1e-6, 1e-5))
+
+
+def _is_float(x: Any) -> bool:
+    return np.issubdtype(get_aval(x).dtype, np.floating)
+
+
+def _random_like(rng: np.random.Generator, x: Any) -> np.ndarray:
+    aval = get_aval(x)
+    return rng.standard_normal(aval.shape).astype(aval.dtype)
+
+
+def _vdot(a: Any, b: Any) -> float:
+    return float(np.sum(np.asarray(a, np.float64) * np.asarray(b, np.float64)))
+
+
+def _close(actual: Any, expected: Any, atol: float, rtol: float, what: str) -> float:
+    """Assert closeness (NaNs must match); return the worst absolute error."""
+    a, e = np.asarray(actual), np.asarray(expected)
+    if a.shape != e.shape:
+        raise AssertionError(f"{what}: shape {a.shape} != expected {e.shape}")
+    if a.size == 0:
+        return 0.0
+    a64, e64 = a.astype(np.float64), e.astype(np.float64)
+    err = np.abs(a64 - e64)
+    err = np.where(np.isnan(a64) & np.isnan(e64), 0.0, err)
+    err = np.where(np.isinf(e64) & (a64 == e64), 0.0, err)
+    bad = ~(err <= atol + rtol * np.abs(e64))
+    if bad.any():
+        raise AssertionError(f"{what}: {int(bad.sum())} of {a.size} elements differ; worst "
+                             f"|error| {float(np.nanmax(err)):.3g} (atol {atol}, rtol {rtol})\n"
+                             f"actual:   {a.ravel()[:8]}\nexpected: {e.ravel()[:8]}")
+    return float(err.max())
+
+
+def numerical_jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+                  eps: float | None = None) -> list[np.ndarray]:
+    """Central differences ``(f(x + eps t) - f(x - eps t)) / (2 eps)``, leafwise."""
+    eps = eps if eps is not None else _fd(get_aval(primals[0]).dtype)[0]
+    plus = [np.asarray(p + eps * t, get_aval(p).dtype) for p, t in zip(primals, tangents,
+                                                                         strict=True)]
+    minus = [np.asarray(p - eps * t, get_aval(p).dtype) for p, t in zip(primals, tangents,
+                                                                          strict=True)]
+    f_plus, f_minus = tree_leaves(f(*plus)), tree_leaves(f(*minus))
+    return [(np.asarray(a, np.float64) - np.asarray(b, np.float64)) / (2 * eps)
+            for a, b in zip(f_plus, f_minus, strict=True)]
+
+
+def check_jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any] | None =
+              None, *, eps: float | None = None, atol: float | None = None,
+              rtol: float | None = None, seed: int = 0) -> float:
+    """Assert that ``jvp(f)`` matches central differences at ``primals`` (floating arrays);
+    random tangents unless given. Returns the worst absolute error."""
+    rng = np.random.default_rng(seed)
+    primals = [np.asarray(p) for p in primals]
+    tangents = [_random_like(rng, p) for p in primals] if tangents is None else list(tangents)
+    eps_d, tol = _fd(primals[0].dtype) if primals else (1e-6, 1e-5)
+    atol = tol if atol is None else atol
+    rtol = tol if rtol is None else rtol
+    _, t_out = jvp(f, tuple(primals), tuple(tangents))
+    expected = numerical_jvp(f, primals, tangents, eps if eps is not None else eps_d)
+    worst = 0.0
+    for i, (a, e) in enumerate(zip(tree_leaves(t_out), expected, strict=True)):
+        worst = max(worst, _close(a, e, atol, rtol, f"check_jvp: output leaf {i}"))
+    return worst
+
+
+def check_vjp(f: Callable[..., Any], primals: Sequence[Any], *, eps: float | None = None,
+              atol: float | None = None, rtol: float | None = None, seed: int = 0) -> float:
+    """The dot-product test: ``<J v, w> == <v, vjp(w)>`` with ``J v`` by finite differences and
+    random ``v``, ``w``. Returns the absolute difference of the two sides."""
+    rng = np.random.default_rng(seed)
+    primals = [np.asarray(p) for p in primals]
+    out, vjp_fn = vjp(f, *primals)
+    out_leaves, out_tree = tree_flatten(out)
+    eps_d, tol = _fd(primals[0].dtype) if primals else (1e-6, 1e-5)
+    atol = tol if atol is None else atol
+    rtol = tol if rtol is None else rtol
+    v = [_random_like(rng, p) for p in primals]
+    w = [_random_like(rng, o) for o in out_leaves]
+    from minigrad.tree import tree_unflatten
+
+    ct = vjp_fn(tree_unflatten(out_tree, w))
+    lhs = sum(_vdot(jv, wi) for jv, wi in zip(numerical_jvp(f, primals, v, eps or eps_d), w,
+                                                  strict=True))
+    rhs = sum(_vdot(vi, c) for vi, c in zip(v, tree_leaves(ct), strict=True))
+    return _close(rhs, lhs, atol * max(1, len(v)), rtol, "check_vjp: <J v, w> vs <v, J^T w>")
+
+
+def check_grads(f: Callable[..., Any], args: Sequence[Any], order: int = 2,
+                modes: Sequence[str] = ("fwd", "rev"), *, atol: float | None = None,
+                rtol: float | None = None, seed: int = 0) -> None:
+    """Check derivatives of ``f`` up to ``order`` in forward mode (``check_jvp``), reverse mode
+    (``check_vjp``), and their compositions: the JVP of the JVP, the VJP of the VJP."""
+    args = [np.asarray(a) for a in args]
+    tol = dict(atol=atol, rtol=rtol, seed=seed)
+    if "fwd" in modes:
+        check_jvp(f, args, **tol)  # type: ignore[arg-type]
+        if order > 1:
+            rng = np.random.default_rng(seed + 1)
+            tangents = [_random_like(rng, a) for a in args]
+            n = len(args)
+
+            def f_jvp(*xs: Any) -> Any:
+                return jvp(f, tuple(xs[:n]), tuple(xs[n:]))[1]
+
+            check_grads(f_jvp, [*args, *tangents], order - 1, ("fwd",), atol=atol, rtol=rtol,
+                        seed=seed + 1)
+    if "rev" in modes:
+        check_vjp(f, args, **tol)  # type: ignore[arg-type]
+        if order > 1:
+            out_leaves, out_tree = tree_flatten(f(*args))
+            rng = np.random.default_rng(seed + 2)
+            from minigrad.tree import tree_unflatten
+
+            ct = tree_unflatten(out_tree, [_random_like(rng, o) for o in out_leaves])
+
+            def f_vjp(*xs: Any) -> Any:
+                return vjp(f, *xs)[1](ct)
+
+            check_grads(f_vjp, args, order - 1, ("rev",), atol=atol, rtol=rtol, seed=seed + 2)
+
+
+def _take(x: Any, b: int, axis: int | None) -> Any:
+    return x if axis is None else np.take(np.asarray(x), b, axis=axis)
+
+
+def check_vmap(f: Callable[..., Any], args: Sequence[Any], in_axes: Any = 0, *,
+               atol: float = 1e-12, rtol: float = 1e-12) -> float:
+    """Assert ``vmap(f, in_axes)(*args)`` equals ``np.stack([f(*args_b) for b ...])`` (output
+    batch axis 0), leafwise, with equal dtypes. ``in_axes`` is a tuple (one entry per
+    argument, each an int or None) or one int for all."""
+    axes = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
+    sizes = {np.shape(a)[ax] for a, ax in zip(args, axes, strict=True) if ax is not None}
+    if len(sizes) != 1:
+        raise ValueError(f"check_vmap: mapped arguments must agree on the batch size; got "
+                         f"{sorted(sizes)}")
+    size = sizes.pop()
+    batched = tree_leaves(vmap(f, in_axes=axes)(*args))
+    if size == 0:  # nothing to loop over: the shapes come from one example of zeros
+        example = [a if ax is None else np.zeros(np.delete(np.shape(a), ax), np.asarray(a).dtype)
+                   for a, ax in zip(args, axes, strict=True)]
+        expected = [np.zeros((0, *np.shape(o)), np.asarray(o).dtype)
+                    for o in tree_leaves(f(*example))]
+    else:
+        rows = [tree_leaves(f(*[_take(a, b, ax) for a, ax in zip(args, axes, strict=True)]))
+                for b in range(size)]
+        expected = [np.stack([np.asarray(r[i]) for r in rows]) for i in range(len(rows[0]))]
+    worst = 0.0
+    for i, (a, e) in enumerate(zip(batched, expected, strict=True)):
+        if np.asarray(a).dtype != e.dtype:
+            raise AssertionError(f"check_vmap: output leaf {i} has dtype {np.asarray(a).dtype}; "
+                                 f"the loop gives {e.dtype}")
+        worst = max(worst, _close(a, e, atol, rtol, f"check_vmap in_axes={axes}: leaf {i}"))
+    return worst
+
+
+def all_in_axes(n: int, batchable: Sequence[int] | None = None, axes: Sequence[int] = (0,)
+                ) -> list[tuple[int | None, ...]]:
+    """Every combination of batched (at each of ``axes``) and unbatched operands among the
+    ``batchable`` positions (all by default), except the one with nothing batched."""
+    positions = range(n) if batchable is None else batchable
+    choices = [((None, *axes) if i in positions else (None,)) for i in range(n)]
+    return [c for c in itertools.product(*choices) if any(a is not None for a in c)]
+
+
+def batch_args(make: Callable[[np.random.Generator], tuple], in_axes: Sequence[int | None],
+               size: int, seed: int = 0) -> list[Any]:
+    """Arguments for ``vmap`` with ``in_axes``: ``size`` independent draws of ``make`` stacked
+    along the given axis for batched positions; one draw for the others."""
+    rng = np.random.default_rng(seed)
+    first = make(rng)
+    draws = [first] + [make(rng) for _ in range(size - 1)] if size else []
+    out = []
+    for i, ax in enumerate(in_axes):
+        if ax is None:
+            out.append(first[i])
+        elif size == 0:
+            shape = list(np.shape(first[i]))
+            shape.insert(ax % (len(shape) + 1), 0)
+            out.append(np.zeros(shape, np.asarray(first[i]).dtype))
+        else:
+            out.append(np.stack([np.asarray(d[i]) for d in draws], axis=ax))
+    return out
+
+
+# --------------------------------------------------------------------------- primitives
+
+
+@dataclass
+class Sample:
+    """Sample inputs of one primitive: ``make(rng)`` draws fresh operands of fixed shapes.
+
+    ``diff``: the positions of differentiable operands; ``linear``: groups of positions in
+    which the primitive is jointly linear (the other operands held at their drawn values);
+    ``batchable``: positions that may be batched (default all); ``reference``: an independent
+    NumPy implementation of the primitive, ``reference(*operands, **params)``.
+    """
+
+    name: str
+    make: Callable[[np.random.Generator], tuple]
+    params: dict = field(default_factory=dict)
+    diff: tuple[int, ...] = ()
+    linear: tuple[tuple[int, ...], ...] = ()
+    batchable: tuple[int, ...] | None = None
+    reference: Callable[..., Any] | None = None
+
+
+@dataclass
+class CheckResult:
+    primitive: str
+    sample: str
+    check: str
+    passed: bool
+    worst: float = 0.0
+    cases: int = 0
+    message: str = ""
+
+
+def _run(results: list[CheckResult], prim: Primitive, sample: Sample, check: str,
+         body: Callable[[], tuple[float, int]]) -> None:
+    try:
+        worst, cases = body()
+        results.append(CheckResult(prim.name, sample.name, check, True, worst, cases))
+    except Exception as e:  # noqa: BLE001  # a failed check is a result, reported by name
+        results.append(CheckResult(prim.name, sample.name, check, False, float("nan"), 0,
+                                   f"{type(e).__name__}: {e}"))
+
+
+def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0,
+                    batch_sizes: Sequence[int] = (3, 0), raise_on_failure: bool = True
+                    ) -> list[CheckResult]:
+    """Every rule of ``prim`` over ``samples``: impl against the reference, the shape rule
+    against the impl, the JVP against finite differences, each transpose by the dot-product
+    test, the batching rule against a loop for every batched combination (axis 0 and -1, and
+    each size in ``batch_sizes``)."""
+    results: list[CheckResult] = []
+    for s in samples:
+        ops = s.make(np.random.default_rng(seed))
+
+        def bind_at(positions: Sequence[int], s: Sample = s, ops: tuple = ops
+                    ) -> Callable[..., Any]:
+            def f(*vals: Any) -> Any:
+                full = list(ops)
+                for i, v in zip(positions, vals, strict=True):
+                    full[i] = v
+                return prim.bind(*full, **s.params)
+            return f
+
+        def shape(s: Sample = s, ops: tuple = ops) -> tuple[float, int]:
+            out = prim.impl(*ops, **s.params)  # type: ignore[misc]
+            aval = prim.abstract_eval(*[get_aval(o) for o in ops], **s.params)  # type: ignore
+            if (np.shape(out), np.asarray(out).dtype) != (aval.shape, aval.dtype):
+                raise AssertionError(f"abstract_eval gives {aval.str_short()}, impl gives "
+                                     f"{get_aval(np.asarray(out)).str_short()}")
+            worst = 0.0
+            if s.reference is not None:
+                worst = _close(out, s.reference(*ops, **s.params), 0, 0, "impl vs reference")
+            return worst, 1
+
+        _run(results, prim, s, "shape/impl", shape)
+        if s.diff:
+            _run(results, prim, s, "jvp", lambda s=s, ops=ops: (
+                check_jvp(bind_at(s.diff), [ops[i] for i in s.diff], seed=seed), 1))
+        for group in s.linear:
+            _run(results, prim, s, f"transpose{group}", lambda g=group, s=s, ops=ops: (
+                _dot_product_test(prim, ops, s.params, g, seed), 1))
+
+        def batching(s: Sample = s, ops: tuple = ops) -> tuple[float, int]:
+            worst, cases = 0.0, 0
+            for size in batch_sizes:
+                for axes in all_in_axes(len(ops), s.batchable, (0, -1)):
+                    args = batch_args(s.make, axes, size, seed)
+                    tol = 1e-12 if np.asarray(ops[0]).dtype == np.float64 else 1e-5
+                    worst = max(worst, check_vmap(lambda *a: prim.bind(*a, **s.params), args,
+                                                  axes, atol=tol, rtol=tol))
+                    cases += 1
+            return worst, cases
+
+        _run(results, prim, s, "vmap", batching)
+    failed = [r for r in results if not r.passed]
+    if failed and raise_on_failure:
+        raise AssertionError("\n".join(f"{r.primitive} [{r.sample}] {r.check}: {r.message}"
+                                       for r in failed))
+    return results
+
+
+def _dot_product_test(prim: Primitive, ops: tuple, params: dict, group: Sequence[int],
+                      seed: int) -> float:
+    """``<f(v), w> == <v, T w>`` for the transpose rule ``T`` of the operands in ``group``."""
+    rng = np.random.default_rng(seed + 7)
+    v = {i: _random_like(rng, ops[i]) for i in group}
+    out = prim.bind(*[v.get(i, o) for i, o in enumerate(ops)], **params)
+    w = _random_like(rng, out)
+    operands = [UndefPrimal(get_aval(o)) if i in group else o for i, o in enumerate(ops)]
+    cts = prim.transpose(w, *operands, **params)  # type: ignore[misc]
+    lhs = _vdot(out, w)
+    rhs = sum(_vdot(v[i], cts[i]) for i in group
+              if cts[i] is not None and not isinstance(cts[i], Zero))
+    tol = _fd(get_aval(out).dtype)[1]
+    return _close(rhs, lhs, tol, tol, f"transpose of operands {tuple(group)}")
+
+
+__all__ = ["CheckResult", "Sample", "all_in_axes", "batch_args", "check_grads", "check_jvp",
+           "check_primitive", "check_vjp", "check_vmap", "numerical_jvp"]
