@@ -87,7 +87,19 @@ add = _binary(ew.add)
 subtract = _binary(ew.sub)
 multiply = _binary(ew.mul)
 divide = true_divide = _binary(ew.div, float_only=True)
-power = _binary(ew.pow_)
+_power = _binary(ew.pow_)
+
+
+def power(x: ArrayLike, y: ArrayLike) -> Any:
+    """``x ** y``; a Python int exponent uses the cheaper ``integer_pow``."""
+    if isinstance(y, int) and not isinstance(y, bool) and _is_array(x):
+        dtype = get_aval(x).dtype
+        if y < 0 and not np.issubdtype(dtype, np.inexact):
+            raise ValueError("power: integers to negative integer powers are not allowed")
+        return ew.integer_pow(x, y)
+    return _power(x, y)
+
+
 maximum = _binary(ew.maximum)
 equal = _binary(ew.eq)
 not_equal = _binary(ew.ne)
