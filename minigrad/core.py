@@ -46,7 +46,7 @@ class ShapedArray:
     array_abstraction_level = 1
 
     def __init__(self, shape: tuple[int, ...], dtype: np.dtype):
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
 
     @property

@@ -13,14 +13,23 @@ import numpy as np
 
 from minigrad.core import Primitive, ShapedArray, Tracer, UndefPrimal, Zero, float0, get_aval
 from minigrad.ops.elementwise import add
-from minigrad.ops.structural import (arange, bdim_to_front, broadcast_in_dim, moveaxis, reshape,
-                                     vectorized_batch, zeros)
+from minigrad.ops.structural import (
+    arange,
+    bdim_to_front,
+    broadcast_in_dim,
+    moveaxis,
+    reshape,
+    vectorized_batch,
+    zeros,
+)
 
 
 def check_index_values(index: np.ndarray, size: int, op: str, dim: int) -> None:
     """Raise IndexError unless every entry of ``index`` lies in [0, size). NumPy would wrap a
     negative entry; we never do."""
-    if index.size and (index.min() < 0 or index.max() >= size):
+    # One reduction: viewed as unsigned, a negative entry is huge, so max() catches it too.
+    unsigned = index.view(index.dtype.str.replace("i", "u")) if index.dtype.kind == "i" else index
+    if index.size and unsigned.max() >= size:
         bad = index[(index < 0) | (index >= size)].flat[0]
         raise IndexError(f"{op}: index entries must be in [0, {size}) for dim {dim}; got {bad}")
 
@@ -141,6 +150,11 @@ def _index_select_batch(axis_size: int, vals: tuple, dims: tuple, *, dim: int) -
 # The index ops check their arguments with these before any work, and name themselves.
 
 
+def as_array(x: Any) -> Any:
+    """An operand of the index ops: tracers and ndarrays pass, anything else becomes one."""
+    return x if isinstance(x, (Tracer, np.ndarray)) else np.asarray(x)
+
+
 def logical_shape(x: Any, bdim: int | None) -> tuple[int, ...]:
     """The shape of one example of ``x`` (``x``'s shape without its batch axis)."""
     shape = get_aval(x).shape
@@ -158,24 +172,23 @@ def canonical_dim(op: str, dim: Any, ndim: int) -> int:
 
 
 def canonical_index(op: str, index: Any, size: int, dim: int) -> Any:
-    """A 1-D integer index with every entry in [0, size) (checked now if concrete)."""
+    """``index`` as a 1-D integer array (a 0-d index is one entry)."""
     if isinstance(index, (list, tuple)) and len(index) == 0:
         index = np.zeros(0, np.int64)  # NumPy would make an empty list float64
     if not isinstance(index, Tracer):
         index = np.asarray(index)
-    aval = get_aval(index)
-    if not np.issubdtype(aval.dtype, np.integer):
-        raise TypeError(f"{op}: index must be an integer array; got dtype {aval.dtype}")
-    if aval.ndim > 1:
-        raise ValueError(f"{op}: index must have rank 0 or 1; got shape {aval.shape}")
-    index = reshape(index, (aval.size,))
-    return check_index(index, size, op, dim)
+    if index.dtype.kind not in "iu":
+        raise TypeError(f"{op}: index must be an integer array; got dtype {index.dtype}")
+    if index.ndim > 1:
+        raise ValueError(f"{op}: index must have rank 0 or 1; got shape {index.shape}")
+    # The range is checked where the values are known, before any work: by the impl, or, for
+    # a batched index, by the batching rule (check_index) before it folds the batch.
+    return reshape(index, (1,)) if index.ndim == 0 else index
 
 
 def check_same_dtype(op: str, x: Any, name: str, other: Any) -> None:
-    if get_aval(other).dtype != get_aval(x).dtype:
-        raise TypeError(f"{op}: {name} must have x's dtype {get_aval(x).dtype}; got "
-                        f"{get_aval(other).dtype}")
+    if other.dtype != x.dtype:
+        raise TypeError(f"{op}: {name} must have x's dtype {x.dtype}; got {other.dtype}")
 
 
 def static_scalar(op: str, name: str, value: Any, dtype: np.dtype) -> Any:
@@ -195,6 +208,9 @@ def exact_cast(op: str, name: str, value: bool | int | float | complex, dtype: n
     kind = np.dtype(dtype).kind
     if isinstance(value, complex) and kind != "c":
         raise TypeError(f"{op}: {name} must be real for x of dtype {dtype}; got {value}")
+    if kind == "c":
+        return complex(value)
+    assert not isinstance(value, complex)  # ruled out above
     if kind == "b":
         if value not in (0, 1):
             raise TypeError(f"{op}: {name} must be a bool for x of dtype bool; got {value!r}")
@@ -209,7 +225,117 @@ def exact_cast(op: str, name: str, value: bool | int | float | complex, dtype: n
                             f"{dtype}; got {value}")
         return int(value)
     if kind == "f":
-        if np.isfinite(value) and abs(value) > np.finfo(dtype).max:
+        if abs(value) > 3e38 and np.isfinite(value) and abs(value) > np.finfo(dtype).max:
             raise TypeError(f"{op}: {name} {value} overflows x's dtype {dtype}")
         return float(value)
-    return complex(value)
+    return value
+
+
+# =========================================================================== masked_gather
+# The packing support primitive of masked_scatter: the elements of ``y`` at the true entries of
+# ``mask``, in row-major order, in a 1-D array of static length ``n`` padded with zeros. It is
+# the transpose of masked_scatter in its source operand, and masked_scatter(0, mask, ct) is its
+# transpose. ``batch_dims`` leading axes of every operand pair up example by example (JAX's
+# operand batching dims): each example packs its own row, which is what the batching rules bind.
+
+
+def mask_slots(mask: np.ndarray, batch_dims: int) -> tuple[np.ndarray, np.ndarray]:
+    """``mask`` as a (examples, elements) matrix, and for each element the number of true
+    entries before it in its row: the slot a true entry takes in its packed row."""
+    rows = int(np.prod(mask.shape[:batch_dims], dtype=np.int64))
+    flat = mask.reshape(rows, int(np.prod(mask.shape[batch_dims:], dtype=np.int64)))
+    return flat, np.cumsum(flat, axis=1) - 1
+
+
+def first_overfull(flat: np.ndarray, n: int, lead: tuple[int, ...]) -> tuple[int, str] | None:
+    """(count, where) for the first row of ``flat`` with more than ``n`` true entries, else
+    None; ``where`` names the example when there are batch axes (shape ``lead``)."""
+    counts = flat.sum(axis=1)
+    over = np.flatnonzero(counts > n)
+    if not over.size:
+        return None
+    row = int(over[0])
+    where = f" of example {tuple(int(i) for i in np.unravel_index(row, lead))}" if lead else ""
+    return int(counts[row]), where
+
+
+masked_gather_p = Primitive("masked_gather")
+
+
+def masked_gather(y: Any, mask: Any, n: int) -> Any:
+    """The elements of ``y`` where the bool ``mask`` (of ``y``'s shape) is true, in row-major
+    order, packed into a 1-D array of length ``n`` and padded with zeros.
+
+    >>> import numpy as np
+    >>> from minigrad.ops.gather import masked_gather
+    >>> masked_gather(np.array([1., 2., 3.]), np.array([True, False, True]), 4)
+    array([1., 3., 0., 0.])
+    """
+    from minigrad.numpy import asarray
+
+    y, mask = asarray(y), asarray(mask)
+    if get_aval(mask).dtype != np.bool_:
+        raise TypeError(f"masked_gather: mask must be a bool array; got dtype "
+                        f"{get_aval(mask).dtype}")
+    if get_aval(mask).shape != get_aval(y).shape:
+        raise ValueError(f"masked_gather: mask must have y's shape {get_aval(y).shape}; got "
+                         f"{get_aval(mask).shape}")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)) or n < 0:
+        raise TypeError(f"masked_gather: n must be a non-negative int; got {n!r}")
+    if isinstance(mask, np.ndarray) and int(np.count_nonzero(mask)) > n:
+        raise ValueError(f"masked_gather: n must be at least {np.count_nonzero(mask)} (the "
+                         f"number of true entries of mask); got {n}")
+    return masked_gather_p.bind(y, mask, n=int(n), batch_dims=0)
+
+
+@masked_gather_p.def_impl
+def _masked_gather_impl(y: np.ndarray, mask: np.ndarray, *, n: int, batch_dims: int
+                        ) -> np.ndarray:
+    flat, slots = mask_slots(mask, batch_dims)
+    lead = mask.shape[:batch_dims]
+    over = first_overfull(flat, n, lead)
+    if over is not None:
+        raise ValueError(f"masked_gather: n must be at least {over[0]} (the number of true "
+                         f"entries of mask{over[1]}); got {n}")
+    out = np.zeros((flat.shape[0], n), y.dtype)
+    rows, cols = np.nonzero(flat)
+    out[rows, slots[rows, cols]] = y.reshape(flat.shape)[rows, cols]
+    return out.reshape((*lead, n))
+
+
+@masked_gather_p.def_abstract_eval
+def _masked_gather_abstract_eval(y: ShapedArray, mask: ShapedArray, *, n: int, batch_dims: int
+                                 ) -> ShapedArray:
+    if mask.dtype != np.bool_ or mask.shape != y.shape or not 0 <= batch_dims <= y.ndim:
+        raise TypeError(f"masked_gather: operands {y.str_short()}, {mask.str_short()} do not "
+                        f"fit batch_dims={batch_dims} (mask must be bool of y's shape)")
+    return ShapedArray((*y.shape[:batch_dims], n), y.dtype)
+
+
+@masked_gather_p.def_jvp
+def _masked_gather_jvp(primals: tuple, tangents: tuple, *, n: int, batch_dims: int) -> tuple:
+    # out_dot = masked_gather(y_dot, mask, n)
+    (y, mask), (y_dot, _) = primals, tangents
+    return (masked_gather_p.bind(y, mask, n=n, batch_dims=batch_dims),
+            masked_gather_p.bind(y_dot, mask, n=n, batch_dims=batch_dims))
+
+
+@masked_gather_p.def_transpose
+def _masked_gather_transpose(ct: Any, y: Any, mask: Any, *, n: int, batch_dims: int) -> tuple:
+    # ct_y = masked_scatter(0, mask, ct)
+    from minigrad.ops.masked_scatter import masked_scatter_p
+
+    if isinstance(mask, UndefPrimal):
+        raise TypeError("masked_gather: mask is not a linear operand")
+    ct_y = masked_scatter_p.bind(zeros(y.aval), mask, ct, batch_dims=batch_dims)
+    return ct_y, None
+
+
+@masked_gather_p.def_batch
+def _masked_gather_batch(axis_size: int, vals: tuple, dims: tuple, *, n: int, batch_dims: int
+                         ) -> tuple:
+    # Every example packs its own row, so the batch becomes one more leading batch axis. A shared
+    # mask is broadcast (a view: nothing is replicated).
+    (y, mask), (yd, md) = vals, dims
+    y, mask = bdim_to_front(y, yd, axis_size), bdim_to_front(mask, md, axis_size)
+    return masked_gather_p.bind(y, mask, n=n, batch_dims=batch_dims + 1), 0

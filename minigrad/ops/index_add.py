@@ -14,6 +14,7 @@ import numpy as np
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
 from minigrad.ops.elementwise import full_like, instantiate, mul
 from minigrad.ops.gather import (
+    as_array,
     canonical_dim,
     canonical_index,
     check_index,
@@ -39,24 +40,22 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     >>> mg.index_add(np.zeros(5), 0, np.array([1, 1, 3]), np.array([1., 2., 3.]))
     array([0., 3., 0., 3., 0.])
     """
-    from minigrad.numpy import asarray
-
-    x, source = asarray(x), asarray(source)
-    xa = get_aval(x)
-    dim = canonical_dim("index_add", dim, xa.ndim)
-    shape = xa.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
+    x, source = as_array(x), as_array(source)
+    dim = canonical_dim("index_add", dim, x.ndim)
+    shape = x.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
     index = canonical_index("index_add", index, shape[dim], dim)
     check_same_dtype("index_add", x, "source", source)
-    k = get_aval(index).shape[0]
-    expected = (*shape[:dim], k, *shape[dim + 1:])
-    sshape = get_aval(source).shape
-    if sshape != expected and not (xa.ndim == 0 and sshape == () and k == 1):
+    expected = (*shape[:dim], index.shape[0], *shape[dim + 1:])
+    if source.shape != expected and not (x.ndim == 0 and source.shape == () and
+                                         index.shape == (1,)):
         raise ValueError(f"index_add: source must have shape {expected} (x's shape with dim "
-                         f"{dim} of size len(index) = {k}); got {sshape}")
-    alpha = static_scalar("index_add", "alpha", alpha, xa.dtype)
-    out = index_add_p.bind(reshape(x, shape), index, reshape(source, expected), dim=dim,
-                           alpha=alpha)
-    return reshape(out, xa.shape)
+                         f"{dim} of size len(index) = {index.shape[0]}); got {source.shape}")
+    alpha = static_scalar("index_add", "alpha", alpha, x.dtype)
+    if x.ndim == 0:
+        out = index_add_p.bind(reshape(x, (1,)), index, reshape(source, expected), dim=0,
+                               alpha=alpha)
+        return reshape(out, ())
+    return index_add_p.bind(x, index, source, dim=dim, alpha=alpha)
 
 
 @index_add_p.def_impl
@@ -66,7 +65,7 @@ def _index_add_impl(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim
     out = x.copy()  # np.add.at writes in place: never into the caller's array
     if alpha != 1:
         source = source * np.asarray(alpha, x.dtype)
-    np.add.at(np.moveaxis(out, dim, 0), index, np.moveaxis(source, dim, 0))
+    np.add.at(out, (slice(None),) * dim + (index,), source)
     return out
 
 
