@@ -10,8 +10,14 @@ from hypothesis import strategies as st
 import minigrad as mg
 from minigrad import numpy as mnp
 from minigrad.ops.index_add import index_add_p
-from minigrad.testing import (Sample, all_in_axes, batch_args, check_grads, check_primitive,
-                              check_vmap)
+from minigrad.testing import (
+    Sample,
+    all_in_axes,
+    batch_args,
+    check_grads,
+    check_primitive,
+    check_vmap,
+)
 
 
 def loop_index_add(x, dim, index, source, alpha=1):
@@ -182,14 +188,16 @@ def test_tracer_method():
 @pytest.mark.parametrize("args, kwargs, exc, match", [
     ((np.zeros((2, 3)), 2, [0], np.zeros((2, 1))), {}, ValueError,
      r"index_add: dim must be in \[-2, 2\) for x of rank 2; got 2"),
-    ((np.zeros((2, 3)), 0.0, [0], np.zeros((1, 3))), {}, TypeError, "index_add: dim must be an int"),
+    ((np.zeros((2, 3)), 0.0, [0], np.zeros((1, 3))), {}, TypeError,
+     "index_add: dim must be an int"),
     ((np.zeros(5), 0, [-1], np.zeros(1)), {}, IndexError,
      r"index_add: index entries must be in \[0, 5\) for dim 0; got -1"),
     ((np.zeros(5), 0, [5], np.zeros(1)), {}, IndexError, r"index_add: .* got 5"),
     ((np.zeros(5), 0, [1.0], np.zeros(1)), {}, TypeError,
      "index_add: index must be an integer array"),
     ((np.zeros(5), 0, [True], np.zeros(1)), {}, TypeError, "index_add: index must be an integer"),
-    ((np.zeros(5), 0, [[1]], np.zeros(1)), {}, ValueError, "index_add: index must have rank 0 or 1"),
+    ((np.zeros(5), 0, [[1]], np.zeros(1)), {}, ValueError,
+     "index_add: index must have rank 0 or 1"),
     ((np.zeros((2, 3)), 0, [0], np.zeros((1, 2))), {}, ValueError,
      r"index_add: source must have shape \(1, 3\)"),
     ((np.zeros(5), 0, [0], np.zeros(2)), {}, ValueError, "index_add: source must have shape"),

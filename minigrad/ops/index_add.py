@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
+from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero
 from minigrad.ops.elementwise import full_like, instantiate, mul
 from minigrad.ops.gather import (
     as_array,
@@ -87,7 +87,8 @@ def scatter_add(x: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray) 
         sums = np.bincount(flat, weights=source.ravel(), minlength=x.size)  # float64 sums
         return x + sums.reshape(x.shape).astype(x.dtype, copy=False)
     out = x.copy()  # np.add.at writes in place: never into the caller's array
-    np.add.at(out, (slice(None),) * dim + (index,), source)
+    where: Any = (slice(None),) * dim + (index,)
+    np.add.at(out, where, source)
     return out
 
 
