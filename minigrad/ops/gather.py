@@ -11,7 +11,17 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import Primitive, ShapedArray, Tracer, UndefPrimal, Zero, float0, get_aval
+from minigrad.core import (
+    Primitive,
+    ShapedArray,
+    Tracer,
+    UndefPrimal,
+    Zero,
+    current_trace,
+    eval_trace,
+    float0,
+    get_aval,
+)
 from minigrad.ops.elementwise import add
 from minigrad.ops.structural import (
     arange,
@@ -181,8 +191,11 @@ def canonical_index(op: str, index: Any, size: int, dim: int) -> Any:
         raise TypeError(f"{op}: index must be an integer array; got dtype {index.dtype}")
     if index.ndim > 1:
         raise ValueError(f"{op}: index must have rank 0 or 1; got shape {index.shape}")
-    # The range is checked where the values are known, before any work: by the impl, or, for
-    # a batched index, by the batching rule (check_index) before it folds the batch.
+    # The range is checked before any work, where the values are known. Eagerly, the impl does
+    # it (once). Under a transform a concrete index is checked here, while dim is the user's;
+    # a traced one by the impl or, when batched, by the batching rule before it folds.
+    if isinstance(index, np.ndarray) and current_trace() is not eval_trace:
+        check_index_values(index, size, op, dim)
     return reshape(index, (1,)) if index.ndim == 0 else index
 
 
@@ -225,7 +238,7 @@ def exact_cast(op: str, name: str, value: bool | int | float | complex, dtype: n
                             f"{dtype}; got {value}")
         return int(value)
     if kind == "f":
-        if abs(value) > 3e38 and np.isfinite(value) and abs(value) > np.finfo(dtype).max:
+        if abs(value) > 3e38 and np.isfinite(value) and abs(value) > float(np.finfo(dtype).max):
             raise TypeError(f"{op}: {name} {value} overflows x's dtype {dtype}")
         return float(value)
     return value

@@ -1,0 +1,159 @@
+"""index_fill: ``x`` with the slices at ``index`` along ``dim`` set to ``value``.
+
+``value`` is always an operand of the primitive (a 0-d array of ``x``'s dtype), so a traced
+value is differentiable and batchable. Duplicate entries of ``index`` fill a slice once, and the
+value's gradient counts each filled element once. For a fixed ``index`` the op is linear in
+``(x, value)`` jointly: the JVP is the op on the tangents (with ``value``'s tangent, never its
+primal: with a constant value the op is affine in ``x``), and the transpose splits the
+cotangent into ``ct_x = index_fill(ct, dim, index, 0)`` and ``ct_value`` = the sum of ``ct``
+over the filled elements.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.core import Primitive, ShapedArray, Tracer, UndefPrimal, get_aval
+from minigrad.ops.elementwise import convert_element_type, instantiate, select
+from minigrad.ops.gather import (
+    as_array,
+    canonical_dim,
+    canonical_index,
+    check_index,
+    check_index_values,
+    fold_index,
+    fold_operand,
+    logical_shape,
+    static_scalar,
+    unfold,
+)
+from minigrad.ops.structural import (
+    bdim_to_front,
+    broadcast_in_dim,
+    full,
+    reduce_sum,
+    reshape,
+    zeros,
+)
+
+index_fill_p = Primitive("index_fill")
+
+
+def index_fill(x: Any, dim: int, index: Any, value: Any) -> Any:
+    """``x`` with the slices at ``index`` along ``dim`` set to ``value``, a Python scalar or a
+    0-d array (PyTorch's ``Tensor.index_fill``, out of place). Unlike PyTorch, negative entries
+    of ``index`` are rejected rather than wrapped.
+
+    >>> import numpy as np
+    >>> from minigrad.ops.index_fill import index_fill
+    >>> index_fill(np.ones((2, 3)), 1, np.array([0, 2, 2]), -1.0)
+    array([[-1.,  1., -1.],
+           [-1.,  1., -1.]])
+    """
+    x = as_array(x)
+    dim = canonical_dim("index_fill", dim, x.ndim)
+    shape = x.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
+    index = canonical_index("index_fill", index, shape[dim], dim)
+    value = _value_operand(value, x.dtype)
+    if x.ndim > 0:
+        return index_fill_p.bind(x, index, value, dim=dim)
+    return reshape(index_fill_p.bind(reshape(x, shape), index, value, dim=dim), ())
+
+
+def _value_operand(value: Any, dtype: np.dtype) -> Any:
+    """``value`` as a 0-d operand of ``dtype``: a concrete value must be held exactly (up to
+    float rounding); a traced one must be of ``dtype``, or floating when ``dtype`` is."""
+    if isinstance(value, Tracer):
+        va = value.aval
+        if va.ndim != 0:
+            raise ValueError(f"index_fill: value must be 0-d; got shape {va.shape}")
+        if va.dtype == dtype:
+            return value
+        if np.issubdtype(va.dtype, np.floating) and np.issubdtype(dtype, np.floating):
+            return convert_element_type(value, dtype)
+        raise TypeError(f"index_fill: value must have x's dtype {dtype}; got a traced value of "
+                        f"dtype {va.dtype}")
+    if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim != 0):
+        raise ValueError(f"index_fill: value must be 0-d; got shape {np.shape(value)}")
+    return np.asarray(static_scalar("index_fill", "value", value, dtype), dtype)
+
+
+@index_fill_p.def_impl
+def _index_fill_impl(x: np.ndarray, index: np.ndarray, value: np.ndarray, *, dim: int
+                     ) -> np.ndarray:
+    check_index_values(index, x.shape[dim], "index_fill", dim)
+    out = x.copy()  # never write into the caller's array
+    dest: tuple[Any, ...] = (*(slice(None),) * dim, index)
+    out[dest] = value  # duplicates write the same value: harmless
+    return out
+
+
+@index_fill_p.def_abstract_eval
+def _index_fill_abstract_eval(x: ShapedArray, index: ShapedArray, value: ShapedArray, *,
+                              dim: int) -> ShapedArray:
+    if (index.ndim != 1 or not np.issubdtype(index.dtype, np.integer) or value.shape != ()
+            or value.dtype != x.dtype or not 0 <= dim < x.ndim):
+        raise TypeError(f"index_fill: operands {x.str_short()}, {index.str_short()}, "
+                        f"{value.str_short()} do not fit dim={dim}")
+    return x
+
+
+@index_fill_p.def_jvp
+def _index_fill_jvp(primals: tuple, tangents: tuple, *, dim: int) -> tuple:
+    # out_dot = index_fill(x_dot, dim, index, value_dot), value_dot = 0 for a constant value
+    (x, index, value), (tx, _, tv) = primals, tangents
+    out = index_fill_p.bind(x, index, value, dim=dim)
+    return out, index_fill_p.bind(instantiate(tx), index, instantiate(tv), dim=dim)
+
+
+@index_fill_p.def_transpose
+def _index_fill_transpose(ct: Any, x: Any, index: Any, value: Any, *, dim: int) -> tuple:
+    # ct_x = index_fill(ct, dim, index, 0); ct_value = sum(ct at the filled elements)
+    if isinstance(index, UndefPrimal):
+        raise TypeError("index_fill: index is not a linear operand")
+    if isinstance(value, np.ndarray) and value != 0:
+        # Linear in (x, value) jointly: a constant value must be the zero of a JVP.
+        raise TypeError(f"index_fill: cannot transpose with the constant value {value.item()}: "
+                        f"the function is affine in x, not linear")
+    aval = get_aval(ct)
+    ct_x = ct_value = None
+    if isinstance(x, UndefPrimal):
+        ct_x = index_fill_p.bind(ct, index, np.zeros((), aval.dtype), dim=dim)
+    if isinstance(value, UndefPrimal):
+        filled = index_fill_p.bind(full(aval.shape, False, bool), index, np.asarray(True),
+                                   dim=dim)
+        ct_value = reduce_sum(select(filled, ct, zeros(aval)), range(aval.ndim))
+    return ct_x, None, ct_value
+
+
+@index_fill_p.def_batch
+def _index_fill_batch(axis_size: int, vals: tuple, dims: tuple, *, dim: int) -> tuple:
+    (x, index, value), (xd, idd, vd) = vals, dims
+    if vd is None:
+        return _fill_batched(axis_size, x, xd, index, idd, value, dim)
+    # One value per example: select it where a bool mask, filled the same way, is True.
+    shape = logical_shape(x, xd)
+    mask = full(shape, False, bool)
+    if idd is None:
+        mask = index_fill_p.bind(mask, index, np.asarray(True), dim=dim)
+        mask_bdim = None
+    else:
+        mask, mask_bdim = _fill_batched(axis_size, mask, None, index, idd, np.asarray(True), dim)
+    values = broadcast_in_dim(value, (axis_size, *shape), (0,))
+    return select(bdim_to_front(mask, mask_bdim, axis_size), values,
+                  bdim_to_front(x, xd, axis_size)), 0
+
+
+def _fill_batched(axis_size: int, x: Any, xd: int | None, index: Any, idd: int | None,
+                  value: Any, dim: int) -> tuple:
+    """index_fill with an unbatched ``value``, and ``x`` or ``index`` (or both) batched."""
+    if idd is None:  # one index for all examples: index the axis after the batch axis
+        return index_fill_p.bind(bdim_to_front(x, xd, axis_size), index, value, dim=dim + 1), 0
+    # A batched index: fold the batch into dim, with example b's entries offset by b * n.
+    n = logical_shape(x, xd)[dim]
+    index = check_index(index, n, "index_fill", dim)
+    out = index_fill_p.bind(fold_operand(x, xd, dim, axis_size),
+                            fold_index(index, idd, n, axis_size), value, dim=dim)
+    return unfold(out, dim, axis_size, n), dim
