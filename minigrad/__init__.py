@@ -4,6 +4,10 @@ from minigrad import numpy
 from minigrad.core import Primitive, ShapedArray, UnexpectedTracerError, float0
 from minigrad.jaxpr import ClosedJaxpr, eval_jaxpr, make_jaxpr
 from minigrad.ops.index_add import index_add
+from minigrad.ops.index_copy import index_copy
+from minigrad.ops.index_fill import index_fill
+from minigrad.ops.masked_fill import masked_fill
+from minigrad.ops.masked_scatter import masked_scatter
 from minigrad.transforms.grad import grad, hessian, jacrev, value_and_grad
 from minigrad.transforms.jvp import jacfwd, jvp
 from minigrad.transforms.linearize import linearize
@@ -21,11 +25,12 @@ from minigrad.tree import (
 __version__ = "0.1.0"
 
 # The five ops are also tracer methods: t.index_add(dim, index, source).
-TRACER_METHODS = ("index_add",)
+TRACER_METHODS = ("index_add", "index_copy", "index_fill", "masked_fill", "masked_scatter")
 
 __all__ = [
     "ClosedJaxpr", "Primitive", "ShapedArray", "UnexpectedTracerError", "eval_jaxpr", "float0",
-    "grad", "hessian", "index_add", "jacfwd", "jacrev", "jvp", "linear_transpose", "linearize",
-    "make_jaxpr", "numpy", "register_pytree_node", "tree_flatten", "tree_leaves", "tree_map",
-    "tree_structure", "tree_unflatten", "value_and_grad", "vjp", "vmap",
+    "grad", "hessian", "index_add", "index_copy", "index_fill", "jacfwd", "jacrev", "jvp",
+    "linear_transpose", "linearize", "make_jaxpr", "masked_fill", "masked_scatter", "numpy",
+    "register_pytree_node", "tree_flatten", "tree_leaves", "tree_map", "tree_structure",
+    "tree_unflatten", "value_and_grad", "vjp", "vmap",
 ]

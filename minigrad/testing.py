@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -256,7 +257,7 @@ def _run(results: list[CheckResult], prim: Primitive, sample: Sample, check: str
     try:
         worst, cases = body()
         results.append(CheckResult(prim.name, sample.name, check, True, worst, cases))
-    except Exception as e:  # noqa: BLE001  # a failed check is a result, reported by name
+    except Exception as e:  # a failed check is a result, reported by name
         results.append(CheckResult(prim.name, sample.name, check, False, float("nan"), 0,
                                    f"{type(e).__name__}: {e}"))
 
@@ -271,47 +272,13 @@ def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0
     results: list[CheckResult] = []
     for s in samples:
         ops = s.make(np.random.default_rng(seed))
-
-        def bind_at(positions: Sequence[int], s: Sample = s, ops: tuple = ops
-                    ) -> Callable[..., Any]:
-            def f(*vals: Any) -> Any:
-                full = list(ops)
-                for i, v in zip(positions, vals, strict=True):
-                    full[i] = v
-                return prim.bind(*full, **s.params)
-            return f
-
-        def shape(s: Sample = s, ops: tuple = ops) -> tuple[float, int]:
-            out = prim.impl(*ops, **s.params)  # type: ignore[misc]
-            aval = prim.abstract_eval(*[get_aval(o) for o in ops], **s.params)  # type: ignore
-            if (np.shape(out), np.asarray(out).dtype) != (aval.shape, aval.dtype):
-                raise AssertionError(f"abstract_eval gives {aval.str_short()}, impl gives "
-                                     f"{get_aval(np.asarray(out)).str_short()}")
-            worst = 0.0
-            if s.reference is not None:
-                worst = _close(out, s.reference(*ops, **s.params), 0, 0, "impl vs reference")
-            return worst, 1
-
-        _run(results, prim, s, "shape/impl", shape)
+        _run(results, prim, s, "shape/impl", partial(_check_shape, prim, s, ops))
         if s.diff:
-            _run(results, prim, s, "jvp", lambda s=s, ops=ops: (
-                check_jvp(bind_at(s.diff), [ops[i] for i in s.diff], seed=seed), 1))
+            _run(results, prim, s, "jvp", partial(_check_prim_jvp, prim, s, ops, seed))
         for group in s.linear:
-            _run(results, prim, s, f"transpose{group}", lambda g=group, s=s, ops=ops: (
-                _dot_product_test(prim, ops, s.params, g, seed), 1))
-
-        def batching(s: Sample = s, ops: tuple = ops) -> tuple[float, int]:
-            worst, cases = 0.0, 0
-            for size in batch_sizes:
-                for axes in all_in_axes(len(ops), s.batchable, (0, -1)):
-                    args = batch_args(s.make, axes, size, seed)
-                    tol = 1e-12 if np.asarray(ops[0]).dtype == np.float64 else 1e-5
-                    worst = max(worst, check_vmap(lambda *a: prim.bind(*a, **s.params), args,
-                                                  axes, atol=tol, rtol=tol))
-                    cases += 1
-            return worst, cases
-
-        _run(results, prim, s, "vmap", batching)
+            _run(results, prim, s, f"transpose{group}",
+                 partial(_dot_product_test, prim, ops, s.params, group, seed))
+        _run(results, prim, s, "vmap", partial(_check_batching, prim, s, ops, seed, batch_sizes))
     failed = [r for r in results if not r.passed]
     if failed and raise_on_failure:
         raise AssertionError("\n".join(f"{r.primitive} [{r.sample}] {r.check}: {r.message}"
@@ -319,8 +286,43 @@ def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0
     return results
 
 
+def _check_shape(prim: Primitive, s: Sample, ops: tuple) -> tuple[float, int]:
+    out = prim.impl(*ops, **s.params)  # type: ignore[misc]
+    aval = prim.abstract_eval(*[get_aval(o) for o in ops], **s.params)  # type: ignore[misc]
+    if (np.shape(out), np.asarray(out).dtype) != (aval.shape, aval.dtype):
+        raise AssertionError(f"abstract_eval gives {aval.str_short()}, impl gives "
+                             f"{get_aval(np.asarray(out)).str_short()}")
+    worst = 0.0
+    if s.reference is not None:
+        worst = _close(out, s.reference(*ops, **s.params), 0, 0, "impl vs reference")
+    return worst, 1
+
+
+def _check_prim_jvp(prim: Primitive, s: Sample, ops: tuple, seed: int) -> tuple[float, int]:
+    def f(*vals: Any) -> Any:
+        full = list(ops)
+        for i, v in zip(s.diff, vals, strict=True):
+            full[i] = v
+        return prim.bind(*full, **s.params)
+
+    return check_jvp(f, [ops[i] for i in s.diff], seed=seed), 1
+
+
+def _check_batching(prim: Primitive, s: Sample, ops: tuple, seed: int,
+                    batch_sizes: Sequence[int]) -> tuple[float, int]:
+    worst, cases = 0.0, 0
+    tol = 1e-12 if ops and np.asarray(ops[0]).dtype == np.float64 else 1e-5
+    for size in batch_sizes:
+        for axes in all_in_axes(len(ops), s.batchable, (0, -1)):
+            args = batch_args(s.make, axes, size, seed)
+            worst = max(worst, check_vmap(partial(prim.bind, **s.params), args, axes,
+                                          atol=tol, rtol=tol))
+            cases += 1
+    return worst, cases
+
+
 def _dot_product_test(prim: Primitive, ops: tuple, params: dict, group: Sequence[int],
-                      seed: int) -> float:
+                      seed: int) -> tuple[float, int]:
     """``<f(v), w> == <v, T w>`` for the transpose rule ``T`` of the operands in ``group``."""
     rng = np.random.default_rng(seed + 7)
     v = {i: _random_like(rng, ops[i]) for i in group}
@@ -332,7 +334,7 @@ def _dot_product_test(prim: Primitive, ops: tuple, params: dict, group: Sequence
     rhs = sum(_vdot(v[i], cts[i]) for i in group
               if cts[i] is not None and not isinstance(cts[i], Zero))
     tol = _fd(get_aval(out).dtype)[1]
-    return _close(rhs, lhs, tol, tol, f"transpose of operands {tuple(group)}")
+    return _close(rhs, lhs, tol, tol, f"transpose of operands {tuple(group)}"), 1
 
 
 __all__ = ["CheckResult", "Sample", "all_in_axes", "batch_args", "check_grads", "check_jvp",

@@ -1,0 +1,137 @@
+"""masked_fill: ``where(mask, value, x)``, of shape ``broadcast(x.shape, mask.shape)``.
+
+The user function broadcasts ``x`` and ``mask`` to the result's shape with ``broadcast_in_dim``
+(whose transpose sums ``x``'s cotangent back to ``x``'s shape) and turns ``value`` into a 0-d
+operand of ``x``'s dtype, so the primitive sees equal shapes and a differentiable, batchable
+``value``. For a fixed ``mask`` the op is linear in ``(x, value)`` jointly; with a constant
+``value`` it is affine in ``x``, so the JVP fills with ``value``'s tangent, never its value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.core import Primitive, ShapedArray, Tracer, UndefPrimal, Zero, get_aval
+from minigrad.ops.elementwise import convert_element_type, instantiate, select
+from minigrad.ops.gather import static_scalar
+from minigrad.ops.structural import bdim_to_front, broadcast_in_dim, reduce_sum, zeros
+
+masked_fill_p = Primitive("masked_fill")
+
+
+def check_mask(op: str, x: Any, mask: Any) -> tuple[int, ...]:
+    """The result shape ``broadcast(x, mask)``, after checking that ``mask`` is a bool array
+    that broadcasts with ``x`` (shared with masked_scatter)."""
+    xa, ma = get_aval(x), get_aval(mask)
+    if ma.dtype != np.bool_:
+        raise TypeError(f"{op}: mask must be a bool array; got dtype {ma.dtype}")
+    try:
+        return tuple(np.broadcast_shapes(xa.shape, ma.shape))
+    except ValueError:
+        raise ValueError(f"{op}: mask must broadcast with x's shape {xa.shape}; got shape "
+                         f"{ma.shape}") from None
+
+
+def broadcast_to(x: Any, shape: tuple[int, ...]) -> Any:
+    """``x`` broadcast to ``shape`` NumPy-style (trailing axes aligned)."""
+    ndim = get_aval(x).ndim
+    return broadcast_in_dim(x, shape, tuple(range(len(shape) - ndim, len(shape))))
+
+
+def _value_operand(value: Any, dtype: np.dtype) -> Any:
+    """``value`` as a 0-d operand of ``x``'s dtype: a tracer is converted (so it stays
+    differentiable), a number must be held exactly by ``dtype``."""
+    if isinstance(value, (list, tuple)):
+        value = np.asarray(value)
+    ndim = get_aval(value).ndim if isinstance(value, (Tracer, np.ndarray)) else 0
+    if ndim != 0:
+        raise ValueError(f"masked_fill: value must be a Python scalar or a 0-d array; got shape "
+                         f"{get_aval(value).shape}")
+    if isinstance(value, Tracer):
+        if not np.can_cast(value.dtype, dtype, casting="same_kind"):
+            raise TypeError(f"masked_fill: value must have a dtype that x's dtype {dtype} can "
+                            f"hold; got {value.dtype}")
+        return convert_element_type(value, dtype)
+    return np.asarray(static_scalar("masked_fill", "value", value, dtype), dtype)
+
+
+def masked_fill(x: Any, mask: Any, value: Any) -> Any:
+    """``x`` with ``value`` where the bool ``mask`` is true (PyTorch's ``Tensor.masked_fill``,
+    out of place): ``where(mask, value, x)``, broadcasting ``x`` and ``mask`` together.
+
+    >>> import numpy as np
+    >>> from minigrad.ops.masked_fill import masked_fill
+    >>> masked_fill(np.array([1., 2., 3.]), np.array([True, False, True]), 0.5)
+    array([0.5, 2. , 0.5])
+    """
+    from minigrad.numpy import asarray
+
+    x, mask = asarray(x), asarray(mask)
+    shape = check_mask("masked_fill", x, mask)
+    value = _value_operand(value, get_aval(x).dtype)
+    return masked_fill_p.bind(broadcast_to(x, shape), broadcast_to(mask, shape), value)
+
+
+@masked_fill_p.def_impl
+def _masked_fill_impl(x: np.ndarray, mask: np.ndarray, value: np.ndarray) -> np.ndarray:
+    return np.where(mask, value, x)  # a new array: x is never written
+
+
+@masked_fill_p.def_abstract_eval
+def _masked_fill_abstract_eval(x: ShapedArray, mask: ShapedArray, value: ShapedArray
+                               ) -> ShapedArray:
+    if (mask.dtype != np.bool_ or mask.shape != x.shape or value.shape != ()
+            or value.dtype != x.dtype):
+        raise TypeError(f"masked_fill: operands {x.str_short()}, {mask.str_short()}, "
+                        f"{value.str_short()} must be x, a bool mask of x's shape and a 0-d "
+                        f"value of x's dtype")
+    return x
+
+
+def fill_zero(x: Any, mask: Any) -> Any:
+    """``masked_fill(x, mask, 0)`` on operands of one shape: the projection that zeroes the
+    masked entries (its own transpose)."""
+    return masked_fill_p.bind(x, mask, np.zeros((), get_aval(x).dtype))
+
+
+@masked_fill_p.def_jvp
+def _masked_fill_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # out_dot = masked_fill(x_dot, mask, value_dot), with value_dot = 0 for a constant value
+    (x, mask, value), (x_dot, _, value_dot) = primals, tangents
+    out = masked_fill_p.bind(x, mask, value)
+    if isinstance(value_dot, Zero):
+        return out, fill_zero(x_dot, mask)
+    return out, masked_fill_p.bind(instantiate(x_dot), mask, value_dot)
+
+
+@masked_fill_p.def_transpose
+def _masked_fill_transpose(ct: Any, x: Any, mask: Any, value: Any) -> tuple:
+    # ct_x = masked_fill(ct, mask, 0); ct_value = reduce_sum(where(mask, ct, 0))
+    if isinstance(mask, UndefPrimal):
+        raise TypeError("masked_fill: mask is not a linear operand")
+    if (isinstance(x, UndefPrimal) and isinstance(value, np.ndarray)
+            and np.any(value != 0)):
+        raise TypeError(f"masked_fill: not linear in x with a constant nonzero value "
+                        f"{value.item()!r} (the op is affine in x); transpose needs value 0")
+    ct_x = fill_zero(ct, mask) if isinstance(x, UndefPrimal) else None
+    ct_value = None
+    if isinstance(value, UndefPrimal):
+        aval = get_aval(ct)
+        ct_value = reduce_sum(select(mask, ct, zeros(aval)), range(aval.ndim))
+    return ct_x, None, ct_value
+
+
+@masked_fill_p.def_batch
+def _masked_fill_batch(axis_size: int, vals: tuple, dims: tuple) -> tuple:
+    (x, mask, value), (xd, md, vd) = vals, dims
+    if md is None and vd is None:  # only x batched: broadcast the mask into x's layout (a view)
+        shape = get_aval(x).shape
+        mask = broadcast_in_dim(mask, shape, tuple(i for i in range(len(shape)) if i != xd))
+        return masked_fill_p.bind(x, mask, value), xd
+    x, mask = bdim_to_front(x, xd, axis_size), bdim_to_front(mask, md, axis_size)
+    if vd is None:
+        return masked_fill_p.bind(x, mask, value), 0
+    # one value per example: broadcast it as (B, 1, ..., 1) and select
+    return select(mask, broadcast_in_dim(value, get_aval(x).shape, (0,)), x), 0

@@ -1,0 +1,123 @@
+"""masked_scatter: the true entries of ``mask``, in row-major order of ``broadcast(x, mask)``,
+take consecutive elements of ``source.ravel()``.
+
+The user function broadcasts ``x`` and ``mask`` to the result's shape and flattens ``source``,
+so the primitive sees ``x`` and ``mask`` of one shape and a 1-D ``source``. ``source`` needs at
+least ``mask.sum()`` elements; the extra ones are ignored and get zero gradient. For a fixed
+``mask`` the op is linear in ``(x, source)`` jointly: ``ct_x = masked_fill(ct, mask, 0)`` and
+``ct_source = masked_gather(ct, mask, source.size)``.
+
+``batch_dims`` leading axes of every operand pair up example by example (``source`` is then
+``(*batch, n)``): each example consumes its own source row. The batching rule binds it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
+from minigrad.ops.elementwise import instantiate, select
+from minigrad.ops.gather import check_same_dtype, first_overfull, mask_slots, masked_gather_p
+from minigrad.ops.masked_fill import broadcast_to, check_mask, fill_zero
+from minigrad.ops.structural import bdim_to_front, broadcast_in_dim, reshape, zeros
+
+masked_scatter_p = Primitive("masked_scatter")
+
+
+def _too_small(count: int, where: str, n: int) -> ValueError:
+    return ValueError(f"masked_scatter: source must have at least {count} elements (the number "
+                      f"of true entries of mask{where}); got {n}")
+
+
+def masked_scatter(x: Any, mask: Any, source: Any) -> Any:
+    """``x`` with the entries where the bool ``mask`` is true replaced, in row-major order, by
+    consecutive elements of ``source`` (PyTorch's ``Tensor.masked_scatter``, out of place).
+
+    >>> import numpy as np
+    >>> from minigrad.ops.masked_scatter import masked_scatter
+    >>> masked_scatter(np.zeros(4), np.array([True, False, True, True]), np.array([1., 2., 3., 4.]))
+    array([1., 0., 2., 3.])
+    """
+    from minigrad.numpy import asarray
+
+    x, mask, source = asarray(x), asarray(mask), asarray(source)
+    shape = check_mask("masked_scatter", x, mask)
+    check_same_dtype("masked_scatter", x, "source", source)
+    n = get_aval(source).size
+    if isinstance(mask, np.ndarray):
+        count = int(np.count_nonzero(np.broadcast_to(mask, shape)))
+        if count > n:
+            raise _too_small(count, "", n)
+    return masked_scatter_p.bind(broadcast_to(x, shape), broadcast_to(mask, shape),
+                                 reshape(source, (n,)), batch_dims=0)
+
+
+@masked_scatter_p.def_impl
+def _masked_scatter_impl(x: np.ndarray, mask: np.ndarray, source: np.ndarray, *,
+                         batch_dims: int) -> np.ndarray:
+    # slot k of an example's row takes source[k]: a cumsum of the mask numbers the true entries
+    flat, slots = mask_slots(mask, batch_dims)
+    n = source.shape[-1]
+    over = first_overfull(flat, n, mask.shape[:batch_dims])
+    if over is not None:
+        raise _too_small(*over, n)
+    if n == 0:  # then the mask is all false
+        return np.array(x)
+    taken = np.take_along_axis(source.reshape(flat.shape[0], n), np.clip(slots, 0, n - 1), 1)
+    return np.where(flat, taken, x.reshape(flat.shape)).reshape(x.shape)
+
+
+@masked_scatter_p.def_abstract_eval
+def _masked_scatter_abstract_eval(x: ShapedArray, mask: ShapedArray, source: ShapedArray, *,
+                                  batch_dims: int) -> ShapedArray:
+    if (mask.dtype != np.bool_ or mask.shape != x.shape or source.dtype != x.dtype
+            or source.ndim != batch_dims + 1 or source.shape[:-1] != x.shape[:batch_dims]):
+        raise TypeError(f"masked_scatter: operands {x.str_short()}, {mask.str_short()}, "
+                        f"{source.str_short()} do not fit batch_dims={batch_dims}")
+    return x
+
+
+@masked_scatter_p.def_jvp
+def _masked_scatter_jvp(primals: tuple, tangents: tuple, *, batch_dims: int) -> tuple:
+    # out_dot = masked_scatter(x_dot, mask, source_dot)
+    (x, mask, source), (x_dot, _, source_dot) = primals, tangents
+    out = masked_scatter_p.bind(x, mask, source, batch_dims=batch_dims)
+    if isinstance(source_dot, Zero):
+        return out, fill_zero(x_dot, mask)
+    return out, masked_scatter_p.bind(instantiate(x_dot), mask, source_dot,
+                                      batch_dims=batch_dims)
+
+
+@masked_scatter_p.def_transpose
+def _masked_scatter_transpose(ct: Any, x: Any, mask: Any, source: Any, *, batch_dims: int
+                              ) -> tuple:
+    # ct_x = masked_fill(ct, mask, 0); ct_source = masked_gather(ct, mask, source.size)
+    if isinstance(mask, UndefPrimal):
+        raise TypeError("masked_scatter: mask is not a linear operand")
+    ct_x = fill_zero(ct, mask) if isinstance(x, UndefPrimal) else None
+    ct_source = None
+    if isinstance(source, UndefPrimal):
+        ct_source = masked_gather_p.bind(ct, mask, n=source.aval.shape[-1],
+                                         batch_dims=batch_dims)
+    return ct_x, None, ct_source
+
+
+@masked_scatter_p.def_batch
+def _masked_scatter_batch(axis_size: int, vals: tuple, dims: tuple, *, batch_dims: int
+                          ) -> tuple:
+    (x, mask, source), (xd, md, sd) = vals, dims
+    if md is None and sd is None:
+        # Shared mask and source: scatter once into zeros, then select into each example of x.
+        shape = get_aval(x).shape
+        others = tuple(i for i in range(len(shape)) if i != xd)
+        aval = get_aval(mask)
+        filled = masked_scatter_p.bind(zeros(ShapedArray(aval.shape, get_aval(x).dtype)), mask,
+                                       source, batch_dims=batch_dims)
+        return select(broadcast_in_dim(mask, shape, others),
+                      broadcast_in_dim(filled, shape, others), x), xd
+    # Each example consumes its own source row: the batch becomes one more leading batch axis.
+    x, mask, source = (bdim_to_front(v, d, axis_size)
+                       for v, d in zip(vals, dims, strict=True))
+    return masked_scatter_p.bind(x, mask, source, batch_dims=batch_dims + 1), 0
