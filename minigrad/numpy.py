@@ -59,7 +59,7 @@ def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Any:
     xshape = get_aval(x).shape
     if len(xshape) > len(shape) or np.broadcast_shapes(xshape, shape) != shape:
         raise ValueError(f"broadcast_to: cannot broadcast shape {xshape} to {shape}")
-    return st.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(xshape), len(shape))))
+    return st.broadcast_to(x, shape)
 
 
 def _binary(prim_fn: Callable[[Any, Any], Any], float_only: bool = False
@@ -361,10 +361,14 @@ def getitem(x: ArrayLike, key: Any) -> Any:
     n_real = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > len(shape):
         raise IndexError(f"too many indices for an array of rank {len(shape)}; got {key}")
-    if any(k is Ellipsis for k in key):
+    n_ellipsis = builtins.sum(1 for k in key if k is Ellipsis)
+    if n_ellipsis > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if n_ellipsis:
         i = next(j for j, k in enumerate(key) if k is Ellipsis)
         key = key[:i] + (slice(None),) * (len(shape) - n_real) + key[i + 1:]
-    key = key + (slice(None),) * (len(shape) - n_real)
+    else:
+        key = key + (slice(None),) * (len(shape) - n_real)
     arrays = [k for k in key if _is_array(k) or isinstance(k, list)]
     if len(arrays) > 1:
         raise IndexError("minigrad supports one integer-array index at a time")
@@ -443,10 +447,16 @@ def full(shape: int | Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     return st.full((shape,) if isinstance(shape, int) else shape, fill_value, dtype)
 
 
-def arange(start: int, stop: int | None = None, step: int = 1, dtype: Any = np.int64) -> Any:
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
+    """``np.arange``: the dtype follows the arguments unless given (int64 for ints)."""
     if stop is None:
         start, stop = 0, start
-    return st.arange(start, stop, step, dtype)
+    dtype = np.result_type(start, stop, step) if dtype is None else np.dtype(dtype)
+    if builtins.all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
+        return st.arange(start, stop, step, dtype)
+    # Fractional bounds or step: NumPy's element count, then start + i * step.
+    n = np.arange(start, stop, step).size
+    return astype(add(multiply(st.arange(0, n, 1, dtype), step), start), dtype)
 
 
 def zeros_like(x: ArrayLike, dtype: Any = None) -> Any:
@@ -499,7 +509,8 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
 def array_function(func: Any, args: tuple, kwargs: dict) -> Any:
     fn = _FUNCTIONS.get(func)
     if fn is None:
-        raise TypeError(f"numpy.{func.__name__} is not supported on minigrad tracers; use the "
+        name = f"{getattr(func, '__module__', None) or 'numpy'}.{func.__name__}"
+        raise TypeError(f"{name} is not supported on minigrad tracers; use the "
                         f"functions in minigrad.numpy")
     return fn(*args, **kwargs)
 

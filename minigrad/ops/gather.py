@@ -22,7 +22,7 @@ from minigrad.core import (
     float0,
     get_aval,
 )
-from minigrad.ops.elementwise import add
+from minigrad.ops.elementwise import add, convert_element_type
 from minigrad.ops.structural import (
     arange,
     bdim_to_front,
@@ -199,6 +199,36 @@ def canonical_index(op: str, index: Any, size: int, dim: int) -> Any:
     return reshape(index, (1,)) if index.ndim == 0 else index
 
 
+def check_mask(op: str, x: Any, mask: Any) -> tuple[int, ...]:
+    """The result shape ``broadcast(x, mask)``, after checking that ``mask`` is a bool array
+    (no uint8) that broadcasts with ``x``."""
+    if mask.dtype != np.bool_:
+        raise TypeError(f"{op}: mask must be a bool array; got dtype {mask.dtype}")
+    try:
+        return tuple(np.broadcast_shapes(x.shape, mask.shape))
+    except ValueError:
+        raise ValueError(f"{op}: mask must broadcast with x's shape {x.shape}; got shape "
+                         f"{mask.shape}") from None
+
+
+def value_operand(op: str, value: Any, dtype: np.dtype) -> Any:
+    """A fill value as a 0-d operand of ``x``'s dtype. A number (or 0-d array) must be held
+    exactly by ``dtype``; a traced value must be 0-d and convertible without changing kind
+    (float64 into float32 is fine, float into int is not), and stays differentiable."""
+    if isinstance(value, Tracer):
+        if value.ndim != 0:
+            raise ValueError(f"{op}: value must be a Python scalar or a 0-d array; got shape "
+                             f"{value.shape}")
+        if not np.can_cast(value.dtype, dtype, casting="same_kind"):
+            raise TypeError(f"{op}: value must have a dtype that x's dtype {dtype} can hold; "
+                            f"got a traced value of dtype {value.dtype}")
+        return convert_element_type(value, dtype)
+    if isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) != 0:
+        raise ValueError(f"{op}: value must be a Python scalar or a 0-d array; got shape "
+                         f"{np.shape(value)}")
+    return np.asarray(static_scalar(op, "value", value, dtype), dtype)
+
+
 def check_same_dtype(op: str, x: Any, name: str, other: Any) -> None:
     if other.dtype != x.dtype:
         raise TypeError(f"{op}: {name} must have x's dtype {x.dtype}; got {other.dtype}")
@@ -284,9 +314,7 @@ def masked_gather(y: Any, mask: Any, n: int) -> Any:
     >>> masked_gather(np.array([1., 2., 3.]), np.array([True, False, True]), 4)
     array([1., 3., 0., 0.])
     """
-    from minigrad.numpy import asarray
-
-    y, mask = asarray(y), asarray(mask)
+    y, mask = as_array(y), as_array(mask)
     if get_aval(mask).dtype != np.bool_:
         raise TypeError(f"masked_gather: mask must be a bool array; got dtype "
                         f"{get_aval(mask).dtype}")

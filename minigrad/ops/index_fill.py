@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import Primitive, ShapedArray, Tracer, UndefPrimal, get_aval
-from minigrad.ops.elementwise import convert_element_type, instantiate, select
+from minigrad.core import Primitive, ShapedArray, UndefPrimal, get_aval
+from minigrad.ops.elementwise import instantiate, select
 from minigrad.ops.gather import (
     as_array,
     canonical_dim,
@@ -26,8 +26,8 @@ from minigrad.ops.gather import (
     fold_index,
     fold_operand,
     logical_shape,
-    static_scalar,
     unfold,
+    value_operand,
 )
 from minigrad.ops.structural import (
     bdim_to_front,
@@ -56,28 +56,10 @@ def index_fill(x: Any, dim: int, index: Any, value: Any) -> Any:
     dim = canonical_dim("index_fill", dim, x.ndim)
     shape = x.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
     index = canonical_index("index_fill", index, shape[dim], dim)
-    value = _value_operand(value, x.dtype)
+    value = value_operand("index_fill", value, x.dtype)
     if x.ndim > 0:
         return index_fill_p.bind(x, index, value, dim=dim)
     return reshape(index_fill_p.bind(reshape(x, shape), index, value, dim=dim), ())
-
-
-def _value_operand(value: Any, dtype: np.dtype) -> Any:
-    """``value`` as a 0-d operand of ``dtype``: a concrete value must be held exactly (up to
-    float rounding); a traced one must be of ``dtype``, or floating when ``dtype`` is."""
-    if isinstance(value, Tracer):
-        va = value.aval
-        if va.ndim != 0:
-            raise ValueError(f"index_fill: value must be 0-d; got shape {va.shape}")
-        if va.dtype == dtype:
-            return value
-        if np.issubdtype(va.dtype, np.floating) and np.issubdtype(dtype, np.floating):
-            return convert_element_type(value, dtype)
-        raise TypeError(f"index_fill: value must have x's dtype {dtype}; got a traced value of "
-                        f"dtype {va.dtype}")
-    if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim != 0):
-        raise ValueError(f"index_fill: value must be 0-d; got shape {np.shape(value)}")
-    return np.asarray(static_scalar("index_fill", "value", value, dtype), dtype)
 
 
 @index_fill_p.def_impl

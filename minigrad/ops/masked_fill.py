@@ -13,48 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import Primitive, ShapedArray, Tracer, UndefPrimal, Zero, get_aval
-from minigrad.ops.elementwise import convert_element_type, instantiate, select
-from minigrad.ops.gather import static_scalar
-from minigrad.ops.structural import bdim_to_front, broadcast_in_dim, reduce_sum, zeros
+from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
+from minigrad.ops.elementwise import instantiate, select
+from minigrad.ops.gather import as_array, check_mask, value_operand
+from minigrad.ops.structural import bdim_to_front, broadcast_in_dim, broadcast_to, reduce_sum, zeros
 
 masked_fill_p = Primitive("masked_fill")
-
-
-def check_mask(op: str, x: Any, mask: Any) -> tuple[int, ...]:
-    """The result shape ``broadcast(x, mask)``, after checking that ``mask`` is a bool array
-    that broadcasts with ``x`` (shared with masked_scatter)."""
-    xa, ma = get_aval(x), get_aval(mask)
-    if ma.dtype != np.bool_:
-        raise TypeError(f"{op}: mask must be a bool array; got dtype {ma.dtype}")
-    try:
-        return tuple(np.broadcast_shapes(xa.shape, ma.shape))
-    except ValueError:
-        raise ValueError(f"{op}: mask must broadcast with x's shape {xa.shape}; got shape "
-                         f"{ma.shape}") from None
-
-
-def broadcast_to(x: Any, shape: tuple[int, ...]) -> Any:
-    """``x`` broadcast to ``shape`` NumPy-style (trailing axes aligned)."""
-    ndim = get_aval(x).ndim
-    return broadcast_in_dim(x, shape, tuple(range(len(shape) - ndim, len(shape))))
-
-
-def _value_operand(value: Any, dtype: np.dtype) -> Any:
-    """``value`` as a 0-d operand of ``x``'s dtype: a tracer is converted (so it stays
-    differentiable), a number must be held exactly by ``dtype``."""
-    if isinstance(value, (list, tuple)):
-        value = np.asarray(value)
-    ndim = get_aval(value).ndim if isinstance(value, (Tracer, np.ndarray)) else 0
-    if ndim != 0:
-        raise ValueError(f"masked_fill: value must be a Python scalar or a 0-d array; got shape "
-                         f"{get_aval(value).shape}")
-    if isinstance(value, Tracer):
-        if not np.can_cast(value.dtype, dtype, casting="same_kind"):
-            raise TypeError(f"masked_fill: value must have a dtype that x's dtype {dtype} can "
-                            f"hold; got {value.dtype}")
-        return convert_element_type(value, dtype)
-    return np.asarray(static_scalar("masked_fill", "value", value, dtype), dtype)
 
 
 def masked_fill(x: Any, mask: Any, value: Any) -> Any:
@@ -66,11 +30,9 @@ def masked_fill(x: Any, mask: Any, value: Any) -> Any:
     >>> masked_fill(np.array([1., 2., 3.]), np.array([True, False, True]), 0.5)
     array([0.5, 2. , 0.5])
     """
-    from minigrad.numpy import asarray
-
-    x, mask = asarray(x), asarray(mask)
+    x, mask = as_array(x), as_array(mask)
     shape = check_mask("masked_fill", x, mask)
-    value = _value_operand(value, get_aval(x).dtype)
+    value = value_operand("masked_fill", value, x.dtype)
     return masked_fill_p.bind(broadcast_to(x, shape), broadcast_to(mask, shape), value)
 
 

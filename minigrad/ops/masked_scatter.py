@@ -19,9 +19,16 @@ import numpy as np
 
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
 from minigrad.ops.elementwise import instantiate, select
-from minigrad.ops.gather import check_same_dtype, first_overfull, mask_slots, masked_gather_p
-from minigrad.ops.masked_fill import broadcast_to, check_mask, fill_zero
-from minigrad.ops.structural import bdim_to_front, broadcast_in_dim, reshape, zeros
+from minigrad.ops.gather import (
+    as_array,
+    check_mask,
+    check_same_dtype,
+    first_overfull,
+    mask_slots,
+    masked_gather_p,
+)
+from minigrad.ops.masked_fill import fill_zero
+from minigrad.ops.structural import bdim_to_front, broadcast_in_dim, broadcast_to, reshape, zeros
 
 masked_scatter_p = Primitive("masked_scatter")
 
@@ -40,9 +47,7 @@ def masked_scatter(x: Any, mask: Any, source: Any) -> Any:
     >>> masked_scatter(np.zeros(4), np.array([True, False, True, True]), np.array([1., 2., 3., 4.]))
     array([1., 0., 2., 3.])
     """
-    from minigrad.numpy import asarray
-
-    x, mask, source = asarray(x), asarray(mask), asarray(source)
+    x, mask, source = as_array(x), as_array(mask), as_array(source)
     shape = check_mask("masked_scatter", x, mask)
     check_same_dtype("masked_scatter", x, "source", source)
     n = get_aval(source).size

@@ -110,6 +110,13 @@ def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequenc
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=bdims)
 
 
+def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
+    """``x`` broadcast to ``shape`` NumPy-style, trailing axes aligned (shapes not checked)."""
+    shape = tuple(shape)
+    ndim = get_aval(x).ndim
+    return broadcast_in_dim(x, shape, tuple(range(len(shape) - ndim, len(shape))))
+
+
 @broadcast_in_dim_p.def_impl
 def _broadcast_in_dim_impl(x: np.ndarray, *, shape: Shape, broadcast_dimensions: Shape
                            ) -> np.ndarray:
