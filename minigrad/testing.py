@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from minigrad.core import Primitive, UndefPrimal, Zero, get_aval
+from minigrad.jaxpr import make_jaxpr
 from minigrad.transforms.jvp import jvp
 from minigrad.transforms.transpose import vjp
 from minigrad.transforms.vmap import vmap
@@ -34,6 +35,13 @@ _FD = {np.dtype(np.float64): (1e-6, 1e-5), np.dtype(np.float32): (1e-2, 3e-2),
 
 def _fd(dtype: np.dtype) -> tuple[float, float]:
     return _FD.get(np.dtype(dtype), (1e-6, 1e-5))
+
+
+def _fd_for(*arrays: Any) -> tuple[float, float]:
+    """The step and tolerance of the coarsest floating dtype among ``arrays`` (inputs and
+    outputs both: a float32 output cannot resolve a float64-sized step)."""
+    steps = [_fd(get_aval(a).dtype) for a in arrays if _is_float(a)]
+    return max(steps) if steps else (1e-6, 1e-5)
 
 
 def _is_float(x: Any) -> bool:
@@ -89,10 +97,10 @@ def check_jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[
     rng = np.random.default_rng(seed)
     primals = [np.asarray(p) for p in primals]
     tangents = [_random_like(rng, p) for p in primals] if tangents is None else list(tangents)
-    eps_d, tol = _fd(primals[0].dtype) if primals else (1e-6, 1e-5)
+    _, t_out = jvp(f, tuple(primals), tuple(tangents))
+    eps_d, tol = _fd_for(*primals, *tree_leaves(t_out))
     atol = tol if atol is None else atol
     rtol = tol if rtol is None else rtol
-    _, t_out = jvp(f, tuple(primals), tuple(tangents))
     expected = numerical_jvp(f, primals, tangents, eps if eps is not None else eps_d)
     worst = 0.0
     for i, (a, e) in enumerate(zip(tree_leaves(t_out), expected, strict=True)):
@@ -108,7 +116,7 @@ def check_vjp(f: Callable[..., Any], primals: Sequence[Any], *, eps: float | Non
     primals = [np.asarray(p) for p in primals]
     out, vjp_fn = vjp(f, *primals)
     out_leaves, out_tree = tree_flatten(out)
-    eps_d, tol = _fd(primals[0].dtype) if primals else (1e-6, 1e-5)
+    eps_d, tol = _fd_for(*primals, *out_leaves)
     atol = tol if atol is None else atol
     rtol = tol if rtol is None else rtol
     v = [_random_like(rng, p) for p in primals]
@@ -172,11 +180,11 @@ def check_vmap(f: Callable[..., Any], args: Sequence[Any], in_axes: Any = 0, *,
                          f"{sorted(sizes)}")
     size = sizes.pop()
     batched = tree_leaves(vmap(f, in_axes=axes)(*args))
-    if size == 0:  # nothing to loop over: the shapes come from one example of zeros
+    if size == 0:  # nothing to loop over: trace one abstract example for the shapes
         example = [a if ax is None else np.zeros(np.delete(np.shape(a), ax), np.asarray(a).dtype)
                    for a, ax in zip(args, axes, strict=True)]
-        expected = [np.zeros((0, *np.shape(o)), np.asarray(o).dtype)
-                    for o in tree_leaves(f(*example))]
+        out_avals = [v.aval for v in make_jaxpr(f)(*example).jaxpr.outvars]
+        expected = [np.zeros((0, *a.shape), a.dtype) for a in out_avals]
     else:
         rows = [tree_leaves(f(*[_take(a, b, ax) for a, ax in zip(args, axes, strict=True)]))
                 for b in range(size)]
@@ -311,7 +319,8 @@ def _check_prim_jvp(prim: Primitive, s: Sample, ops: tuple, seed: int) -> tuple[
 def _check_batching(prim: Primitive, s: Sample, ops: tuple, seed: int,
                     batch_sizes: Sequence[int]) -> tuple[float, int]:
     worst, cases = 0.0, 0
-    tol = 1e-12 if ops and np.asarray(ops[0]).dtype == np.float64 else 1e-5
+    floats = [np.asarray(o).dtype for o in ops if _is_float(o)]
+    tol = 1e-5 if any(d != np.float64 for d in floats) else 1e-12
     for size in batch_sizes:
         for axes in all_in_axes(len(ops), s.batchable, (0, -1)):
             args = batch_args(s.make, axes, size, seed)

@@ -1,6 +1,12 @@
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+
+# Test modules share the op records of tests/records.py (`from records import ...`); the
+# importlib import mode does not put tests/ on sys.path, so it is added here.
+sys.path.insert(0, str(Path(__file__).parent))
 
 # CI is derandomized: the same examples every run. Locally, hypothesis explores.
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=30,
