@@ -22,8 +22,8 @@ from minigrad.core import (
     new_trace,
     set_current_trace,
 )
-from minigrad.transforms.util import as_operand, as_output
-from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
+from minigrad.transforms.util import as_operand, as_output, call_paths
+from minigrad.tree import tree_flatten, tree_unflatten
 
 
 class Var:
@@ -90,9 +90,12 @@ class ClosedJaxpr:
 
     __repr__ = __str__
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Evaluate on arguments of the traced structure (transformable: it binds)."""
-        leaves, _ = tree_flatten(args)
+        leaves, tree = tree_flatten((args, kwargs))
+        if self.in_tree is not None and tree != self.in_tree:
+            raise TypeError(f"ClosedJaxpr: arguments must have the traced structure "
+                            f"{self.in_tree}; got {tree}")
         outs = eval_jaxpr(self.jaxpr, self.consts, *leaves)
         return tree_unflatten(self.out_tree, outs) if self.out_tree is not None else outs
 
@@ -143,7 +146,7 @@ def pp_jaxpr(jaxpr: Jaxpr) -> str:
         head = f"{e.prim.name}[{params}]" if params else e.prim.name
         args = " ".join(name(a) for a in e.inputs)
         lines.append(f"    {decl(e.out)} = {head}{' ' if args else ''}{args}")
-    outs = " ".join(name(v) for v in jaxpr.outvars)
+    outs = ", ".join(name(v) for v in jaxpr.outvars)
     lines.append(f"  in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}")
     return "\n".join(lines)
 
@@ -219,14 +222,15 @@ def make_jaxpr(fun: Callable[..., Any]) -> Callable[..., ClosedJaxpr]:
         d:f64[3] = mul b c
       in (d,) }
     """
-    def staged(*args: Any) -> ClosedJaxpr:
-        leaves, in_tree = tree_flatten(args)
-        paths = leaf_paths(in_tree, "args")
+    def staged(*args: Any, **kwargs: Any) -> ClosedJaxpr:
+        leaves, in_tree = tree_flatten((args, kwargs))  # keyword arguments are inputs too
+        paths = call_paths(in_tree)
         leaves = [as_operand(x, "make_jaxpr", p) for x, p in zip(leaves, paths, strict=True)]
         trace = JaxprTrace(current_trace(), stage_all=True)
         with new_trace(trace):
             tracers = [trace.new_arg(get_aval(x)) for x in leaves]
-            out = fun(*tree_unflatten(in_tree, tracers))
+            f_args, f_kwargs = tree_unflatten(in_tree, tracers)
+            out = fun(*f_args, **f_kwargs)
             out_leaves, out_tree = tree_flatten(out)
             jaxpr, consts = trace.to_jaxpr([as_output(o, "make_jaxpr") for o in out_leaves])
         return ClosedJaxpr(jaxpr, consts, in_tree, out_tree)

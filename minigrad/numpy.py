@@ -57,7 +57,9 @@ def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Any:
     x = asarray(x)
     shape = tuple(shape)
     xshape = get_aval(x).shape
-    if len(xshape) > len(shape) or np.broadcast_shapes(xshape, shape) != shape:
+    ok = len(xshape) <= len(shape) and builtins.all(
+        a in (1, b) for a, b in zip(xshape, shape[len(shape) - len(xshape):], strict=True))
+    if not ok:
         raise ValueError(f"broadcast_to: cannot broadcast shape {xshape} to {shape}")
     return st.broadcast_to(x, shape)
 
@@ -117,7 +119,10 @@ sqrt = _unary(ew.sqrt)
 
 
 def minimum(x: ArrayLike, y: ArrayLike) -> Any:
-    return negative(maximum(negative(x), negative(y)))
+    x, y = _promote(x, y)  # first, so that a Python scalar takes the array's dtype
+    if np.issubdtype(get_aval(x).dtype, np.inexact):
+        return negative(maximum(negative(x), negative(y)))  # max's tie and NaN semantics
+    return ew.select(ew.le(x, y), x, y)  # integers and bools: negation would wrap
 
 
 def square(x: ArrayLike) -> Any:
@@ -361,6 +366,10 @@ def getitem(x: ArrayLike, key: Any) -> Any:
     n_real = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > len(shape):
         raise IndexError(f"too many indices for an array of rank {len(shape)}; got {key}")
+    # Adjacency of the advanced indices is judged on the key as written: NumPy counts an
+    # ellipsis as a separator even when it stands for no axes.
+    adv_written = [i for i, k in enumerate(key)
+                   if k is not None and k is not Ellipsis and not isinstance(k, slice)]
     n_ellipsis = builtins.sum(1 for k in key if k is Ellipsis)
     if n_ellipsis > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -372,13 +381,10 @@ def getitem(x: ArrayLike, key: Any) -> Any:
     arrays = [k for k in key if _is_array(k) or isinstance(k, list)]
     if len(arrays) > 1:
         raise IndexError("minigrad supports one integer-array index at a time")
-    starts, limits, steps, squeeze_axes, new_axes, take_at, flips = [], [], [], [], [], None, []
-    out_axis = 0
+    starts, limits, steps, squeeze_axes, take_at, flips = [], [], [], [], None, []
     axis = 0
     for k in key:
         if k is None:
-            new_axes.append(out_axis)
-            out_axis += 1
             continue
         n = shape[axis]
         if isinstance(k, slice):
@@ -389,7 +395,6 @@ def getitem(x: ArrayLike, key: Any) -> Any:
             starts.append(lo)
             limits.append(builtins.max(hi, lo))
             steps.append(step)
-            out_axis += 1
         elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
@@ -402,8 +407,7 @@ def getitem(x: ArrayLike, key: Any) -> Any:
             starts.append(0)
             limits.append(n)
             steps.append(1)
-            take_at = (axis, k, out_axis)
-            out_axis += 1
+            take_at = (axis, k)
         else:
             raise IndexError(f"unsupported index {k!r}: use ints, slices, None, ... or one "
                              f"integer array")
@@ -412,13 +416,32 @@ def getitem(x: ArrayLike, key: Any) -> Any:
     for a in flips:  # a negative step: the positive-step slice, read backwards
         size = get_aval(out).shape[a]
         out = take(out, np.arange(size - 1, -1, -1), a)
-    if take_at is not None:
-        tax, idx, _ = take_at
-        shifted = tax - builtins.sum(1 for s in squeeze_axes if s < tax)
-        out = st.squeeze(out, squeeze_axes)
-        squeeze_axes = []
-        out = take(out, idx, shifted)
+    # NumPy's rule: with an array index, int indices are advanced indices too. If all advanced
+    # indices are adjacent, the array's dimensions replace them in place; otherwise they go first.
+    adv = [i for i, k in enumerate(key) if k is not None and not isinstance(k, slice)]
+    adjacent = take_at is None or adv_written == list(range(adv_written[0],
+                                                            adv_written[-1] + 1))
     out = st.squeeze(out, squeeze_axes)
+    idx_ndim = 0
+    if take_at is not None:
+        tax, idx = take_at
+        idx_ndim = get_aval(asarray(idx)).ndim
+        shifted = tax - builtins.sum(1 for s in squeeze_axes if s < tax)
+        out = take(out, idx, shifted)
+        if not adjacent:
+            ndim = get_aval(out).ndim
+            idx_dims = list(range(shifted, shifted + idx_ndim))
+            out = st.transpose(out, idx_dims + [d for d in range(ndim) if d not in idx_dims])
+    # Where the new axes (None) land in the result.
+    slots = ["adv"] * idx_ndim if not adjacent else []
+    for i, k in enumerate(key):
+        if k is None:
+            slots.append("new")
+        elif isinstance(k, slice):
+            slots.append("dim")
+        elif take_at is not None and adjacent and i == adv[0]:
+            slots.extend(["adv"] * idx_ndim)
+    new_axes = [j for j, kind in enumerate(slots) if kind == "new"]
     return st.expand_dims(out, new_axes) if new_axes else out
 
 

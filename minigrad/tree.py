@@ -175,13 +175,15 @@ def leaf_paths(treedef: PyTreeDef, root: str = "") -> list[str]:
     return paths
 
 
-def broadcast_prefix(prefix: Any, full: Any, what: str, root: str = "") -> list[Any]:
+def broadcast_prefix(prefix: Any, full: Any, what: str, root: str = "",
+                     of: str = "the arguments") -> list[Any]:
     """For each leaf of ``full``, the leaf of the tree prefix ``prefix`` that covers it.
 
     ``None`` in ``prefix`` is a leaf (it covers a whole subtree). Raises a ValueError naming
     ``what`` and the first path where the structures disagree.
     """
     out: list[Any] = []
+    noun = "the argument" if of == "the arguments" else "the value"
 
     def rec(p: Any, f: Any, path: str) -> None:
         p_node = _node_of(p) if p is not None else None
@@ -192,14 +194,14 @@ def broadcast_prefix(prefix: Any, full: Any, what: str, root: str = "") -> list[
         p_children, p_aux = p_node[1].to_iterable(p)
         if f_node is None or f_node[0] is not p_node[0]:
             raise ValueError(
-                f"{what} must be a tree prefix of the arguments; at {path or 'the root'} it is a "
-                f"{p_node[0].__name__} but the argument is {_describe(f)}")
+                f"{what} must be a tree prefix of {of}; at {path or 'the root'} it is a "
+                f"{p_node[0].__name__} but {noun} is {_describe(f)}")
         f_children, f_aux = f_node[1].to_iterable(f)
         p_children, f_children = list(p_children), list(f_children)
         if p_aux != f_aux or len(p_children) != len(f_children):
             raise ValueError(
-                f"{what} must be a tree prefix of the arguments; at {path or 'the root'} it has "
-                f"structure {tree_structure(p)} but the argument has {tree_structure(f)}")
+                f"{what} must be a tree prefix of {of}; at {path or 'the root'} it has "
+                f"structure {tree_structure(p)} but {noun} has {tree_structure(f)}")
         keys = _child_keys(PyTreeDef(f_node[0], f_aux, tuple(LEAF for _ in f_children)))
         for key, pc, fc in zip(keys, p_children, f_children, strict=True):
             rec(pc, fc, path + key)

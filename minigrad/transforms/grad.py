@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from minigrad.core import get_aval
 from minigrad.ops.structural import full
-from minigrad.transforms.jvp import jacfwd
+from minigrad.transforms.jvp import jacfwd, primal_part
 from minigrad.transforms.transpose import vjp_flat
 from minigrad.transforms.util import as_operand, as_output, check_argnums, split_rows, std_basis
 from minigrad.transforms.vmap import vmap
-from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
+from minigrad.tree import leaf_paths, tree_flatten, tree_map, tree_unflatten
 
 
 def _dyn_args(transform: str, args: tuple, argnums: int | Sequence[int]
@@ -48,9 +49,10 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     """``(fun(*args), gradient)``; with ``has_aux`` ``fun`` returns ``(value, aux)`` and the
     result is ``((value, aux), gradient)``. The gradient has the structure of
     ``args[argnums]`` (a tuple of them when argnums is a tuple)."""
-    def vg(*args: Any) -> Any:
+    def vg(*args: Any, **kwargs: Any) -> Any:
+        # Keyword arguments are passed through, never differentiated (as in JAX).
         nums, leaves, tree = _dyn_args("grad", args, argnums)
-        f = _with_dyn(fun, args, nums, tree)
+        f = _with_dyn(partial(fun, **kwargs) if kwargs else fun, args, nums, tree)
         aux_box: list[Any] = []
 
         def scalar_fun(*xs: Any) -> Any:
@@ -60,7 +62,7 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
                     raise TypeError("grad: with has_aux=True the function must return a pair "
                                     "(output, aux)")
                 out, aux = out
-                aux_box.append(aux)
+                aux_box.append(tree_map(primal_part, aux))
             out = as_output(out, "grad")
             aval = get_aval(out)
             if aval.shape != ():
@@ -77,8 +79,6 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         g = tree_unflatten(tree, grads)
         g = g[0] if isinstance(argnums, int) else g
         if has_aux:
-            from minigrad.tree import tree_map
-
             return (value, tree_map(lambda x: as_output(x, "grad"), aux_box[0])), g
         return value, g
 
@@ -95,8 +95,9 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
     """
     vg = value_and_grad(fun, argnums, has_aux)
 
-    def g(*args: Any) -> Any:
-        (_, aux), grads = vg(*args) if has_aux else (( None, None), vg(*args)[1])
+    def g(*args: Any, **kwargs: Any) -> Any:
+        (_, aux), grads = (vg(*args, **kwargs) if has_aux
+                           else ((None, None), vg(*args, **kwargs)[1]))
         return (grads, aux) if has_aux else grads
 
     return g
@@ -105,10 +106,14 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
 def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """The Jacobian by reverse mode: ``vmap`` of the VJP over the standard output basis. Same
     layout as ``jacfwd``: output shape followed by input shape."""
-    def jac(*args: Any) -> Any:
+    def jac(*args: Any, **kwargs: Any) -> Any:
         nums, leaves, tree = _dyn_args("jacrev", args, argnums)
-        out_tree, primals_out, pullback = vjp_flat(_with_dyn(fun, args, nums, tree), leaves,
-                                                   "jacrev")
+        f = _with_dyn(partial(fun, **kwargs) if kwargs else fun, args, nums, tree)
+        out_tree, primals_out, pullback = vjp_flat(f, leaves, "jacrev")
+        for p, path in zip(primals_out, leaf_paths(out_tree, "output"), strict=True):
+            if not np.issubdtype(get_aval(p).dtype, np.floating):
+                raise TypeError(f"jacrev: the function's outputs must be floating; {path} has "
+                                f"dtype {get_aval(p).dtype} (jacfwd gives float0 zeros there)")
         out_shapes = [get_aval(p).shape for p in primals_out]
         basis = std_basis(out_shapes, [get_aval(p).dtype for p in primals_out])
         rows = vmap(lambda *cts: pullback(list(cts)))(*basis)  # each (M, *in_shape)

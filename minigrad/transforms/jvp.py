@@ -80,6 +80,13 @@ class JVPTrace(Trace):
         return JVPTracer(self, primal, tangent)
 
 
+def primal_part(x: Any) -> Any:
+    """``x`` without its tangent if it is a tracer of the current JVP trace: auxiliary outputs
+    (``has_aux``) leave a transform as plain values, never as its tracers."""
+    trace = current_trace()
+    return x.primal if isinstance(trace, JVPTrace) and trace.owns(x) else x
+
+
 def jvp_flat(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
              transform: str = "jvp") -> tuple[Any, list, list]:
     """Run ``fun`` on JVP tracers: (output structure, output primals, output tangents)."""
@@ -98,9 +105,12 @@ def _check_tangent(path: str, primal: Any, tangent: Any) -> None:
         raise ValueError(f"jvp: the tangent of {path} must have the primal's shape {p.shape}; "
                          f"got {t.shape}")
     if t.dtype != tangent_dtype(p.dtype):
-        raise TypeError(f"jvp: the tangent of {path} must have dtype {tangent_dtype(p.dtype)} "
-                        f"(float0 for integer and bool primals of dtype {p.dtype}); got "
-                        f"{t.dtype}")
+        def show(d: np.dtype) -> str:
+            return "float0" if d == float0 else d.name
+
+        raise TypeError(f"jvp: the tangent of {path} must have dtype "
+                        f"{show(tangent_dtype(p.dtype))} (the primal has dtype {p.dtype}; "
+                        f"integer and bool primals take float0 tangents); got {show(t.dtype)}")
 
 
 def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
@@ -135,7 +145,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
     Each leaf of the result has the output leaf's shape followed by the input leaf's shape;
     the result has the output's structure, each leaf holding the inputs' structure.
     """
-    def jac(*args: Any) -> Any:
+    def jac(*args: Any, **kwargs: Any) -> Any:  # keyword arguments are not differentiated
         nums = check_argnums("jacfwd", argnums, len(args))
         dyn_leaves, dyn_tree = tree_flatten(tuple(args[i] for i in nums))
         paths = leaf_paths(dyn_tree, "args")
@@ -149,7 +159,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
             full = list(args)
             for i, a in zip(nums, tree_unflatten(dyn_tree, leaves), strict=True):
                 full[i] = a
-            return fun(*full)
+            return fun(*full, **kwargs)
 
         shapes = [get_aval(x).shape for x in dyn_leaves]
         basis = std_basis(shapes, [get_aval(x).dtype for x in dyn_leaves])
@@ -177,4 +187,4 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
     return jac
 
 
-__all__ = ["JVPTrace", "JVPTracer", "jvp", "jacfwd", "jvp_flat"]
+__all__ = ["JVPTrace", "JVPTracer", "jvp", "jacfwd", "jvp_flat", "primal_part"]

@@ -13,6 +13,7 @@ from minigrad.core import (
     ShapedArray,
     Zero,
     current_trace,
+    dtype_name,
     get_aval,
     set_current_trace,
     tangent_dtype,
@@ -58,6 +59,17 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
         if t_tree != in_tree:
             raise ValueError(f"linearize: tangents must have the primals' structure {in_tree}; "
                              f"got {t_tree}")
+        t_leaves = [as_operand(t, "linearize", p.replace("primals", "tangents", 1))
+                    for t, p in zip(t_leaves, paths, strict=True)]
+        for t, v, p in zip(t_leaves, lin.jaxpr.invars, paths, strict=True):
+            got = get_aval(t)
+            if got.shape != v.aval.shape:
+                raise ValueError(f"linearize: the tangent of {p} must have shape "
+                                 f"{v.aval.shape}; got {got.shape}")
+            if got.dtype != v.aval.dtype:
+                raise TypeError(f"linearize: the tangent of {p} must have dtype "
+                                f"{dtype_name(v.aval.dtype)} (float0 for integer and bool "
+                                f"primals); got {dtype_name(got.dtype)}")
         return tree_unflatten(out_tree, eval_jaxpr(lin.jaxpr, lin.consts, *t_leaves))
 
     f_jvp.jaxpr = lin  # type: ignore[attr-defined]  # the linear jaxpr, for reading

@@ -12,11 +12,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from minigrad.core import ShapedArray, UndefPrimal, Zero, float0, get_aval, tangent_dtype
-from minigrad.jaxpr import Jaxpr, Literal, Var, make_jaxpr
+from minigrad.jaxpr import Jaxpr, Literal, Var, dce_closed, make_jaxpr
 from minigrad.ops.elementwise import add_tangents, instantiate
+from minigrad.transforms.jvp import primal_part
 from minigrad.transforms.linearize import linearize_flat
 from minigrad.transforms.util import as_operand, as_output, flat_call
-from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
+from minigrad.tree import leaf_paths, tree_flatten, tree_map, tree_unflatten
 
 
 def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear: Sequence[bool],
@@ -119,7 +120,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
             if not isinstance(result, tuple) or len(result) != 2:
                 raise TypeError("vjp: with has_aux=True the function must return a pair "
                                 "(output, aux)")
-            aux_box.append(result[1])
+            aux_box.append(tree_map(primal_part, result[1]))
             return result[0]
     out_tree, primals_out, pullback = vjp_flat(flat, leaves, "vjp")
     out_paths = leaf_paths(out_tree, "output")
@@ -143,19 +144,25 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
 
 def _strip(aux: Any) -> Any:
     """Aux values leave the transform as their primal values."""
-    from minigrad.tree import tree_map
-
     return tree_map(lambda x: as_output(x, "vjp"), aux)
 
 
 def linear_transpose(fun: Callable[..., Any], *primals: Any) -> Callable[..., tuple]:
     """The transpose of the linear function ``fun``, at the shapes and dtypes of ``primals``
     (their values are not used). Raises if ``fun`` is not linear in its inputs."""
-    closed = make_jaxpr(fun)(*primals)
+    closed = dce_closed(make_jaxpr(fun)(*primals))  # dead non-linear work must not matter
     in_avals = [v.aval for v in closed.jaxpr.invars]
     for a in in_avals:
         if not np.issubdtype(a.dtype, np.inexact):
             raise TypeError(f"linear_transpose: inputs must be floating; got {a.str_short()}")
+    linear = set(closed.jaxpr.invars)
+    for e in closed.jaxpr.eqns:
+        if any(isinstance(a, Var) and a in linear for a in e.inputs):
+            if e.prim.transpose is None:
+                raise TypeError(f"linear_transpose: the function must be linear in its inputs; "
+                                f"got '{e.prim}', which is not linear, applied to a value that "
+                                f"depends on them")
+            linear.add(e.out)
     out_paths = leaf_paths(closed.out_tree, "output")
 
     def transposed(ct: Any) -> tuple:
@@ -168,7 +175,8 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any) -> Callable[..., tu
                      for c, v, p in zip(ct_leaves, closed.jaxpr.outvars, out_paths, strict=True)]
         cts = backward_pass(closed.jaxpr, closed.consts, [True] * len(in_avals),
                             [None] * len(in_avals), ct_leaves)
-        return tuple(tree_unflatten(closed.in_tree, [_zeros_ct(c, a) for c, a in
-                                                     zip(cts, in_avals, strict=True)]))
+        args, _ = tree_unflatten(closed.in_tree, [_zeros_ct(c, a) for c, a in
+                                                  zip(cts, in_avals, strict=True)])
+        return tuple(args)
 
     return transposed

@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from minigrad.core import Tracer
-from minigrad.tree import PyTreeDef, tree_unflatten
+from minigrad.tree import PyTreeDef, leaf_paths, tree_unflatten
 
 
 def as_operand(x: Any, transform: str, path: str) -> Any:
@@ -31,6 +31,12 @@ def as_output(x: Any, transform: str) -> Any:
         return np.asarray(x)
     raise TypeError(f"{transform}: the function must return arrays in a pytree; got a "
                     f"{type(x).__name__}")
+
+
+def call_paths(in_tree: PyTreeDef) -> list[str]:
+    """Readable paths (``args[0]['w']``, ``kwargs['y']``) of the leaves of ``(args, kwargs)``."""
+    return ["args" + p[3:] if p.startswith("[0]") else "kwargs" + p[3:]
+            for p in leaf_paths(in_tree)]
 
 
 def flat_call(fun: Callable[..., Any], in_tree: PyTreeDef) -> Callable[..., Any]:

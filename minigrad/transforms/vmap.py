@@ -22,7 +22,7 @@ from minigrad.core import (
     set_current_trace,
 )
 from minigrad.ops.structural import bdim_to, moveaxis
-from minigrad.transforms.util import as_operand, as_output
+from minigrad.transforms.util import as_operand, as_output, call_paths
 from minigrad.tree import broadcast_prefix, leaf_paths, tree_flatten, tree_unflatten
 
 
@@ -107,8 +107,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
 
     def batched(*args: Any, **kwargs: Any) -> Any:
         leaves, in_tree = tree_flatten((args, kwargs))
-        paths = leaf_paths(in_tree)
-        paths = ["args" + p[3:] if p.startswith("[0]") else "kwargs" + p[3:] for p in paths]
+        paths = call_paths(in_tree)
         try:
             axes = broadcast_prefix(in_axes, args, "vmap in_axes", "args")
         except ValueError:
@@ -129,7 +128,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
             out = fun(*f_args, **f_kwargs)
             out_leaves, out_tree = tree_flatten(out)
             pairs = [trace.to_batched(as_output(o, "vmap")) for o in out_leaves]
-        out_spec = broadcast_prefix(out_axes, out, "vmap out_axes", "out")
+        out_spec = broadcast_prefix(out_axes, out, "vmap out_axes", "out", "the outputs")
         results = []
         for (val, bdim), spec, path in zip(pairs, out_spec, leaf_paths(out_tree, "out"),
                                            strict=True):
