@@ -1,4 +1,4 @@
-"""``python -m minigrad``: a short demonstration (the ``check`` command comes with the oracle)."""
+"""``python -m minigrad COMMAND``: check, explain, crosscheck, vectors, demo (``minigrad.cli``)."""
 
 from minigrad.cli import main
 

@@ -7,14 +7,23 @@ Three oracles, one per kind of rule:
   differences, so the VJP is checked independently of the JVP;
 * ``check_vmap``: ``vmap(f)`` against a Python loop over the batch and ``np.stack``.
 
-``check_primitive`` runs all of them, plus the shape rule and each transpose rule called
-directly, over a primitive's sample inputs, for every combination of batched operands.
+``check_primitive`` runs all of them over a primitive's samples (``minigrad.samples``): the impl
+against a loop reference, the shape rule against the impl, the JVP, each transpose rule, the
+batching rule for every combination of batched operands, ``vmap(grad)`` against a loop of
+``grad``, and ``grad`` of ``grad``. The sample generators of the five ops are re-exported here
+(``op_samples``, ``samples_for``, ``Sample``), so one import gives a test suite everything.
+
+>>> import numpy as np, minigrad as mg
+>>> from minigrad.testing import check_grads, check_vmap
+>>> check_grads(lambda x: mg.numpy.sin(x) * x, [np.array([0.5, 1.0])])
+>>> check_vmap(lambda x: x * 2.0, [np.ones((3, 2))], (0,))
+0.0
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable, Sequence
 
@@ -22,10 +31,12 @@ import numpy as np
 
 from minigrad.core import Primitive, UndefPrimal, Zero, get_aval
 from minigrad.jaxpr import make_jaxpr
+from minigrad.samples import OPS, Sample, op_samples, primitives, samples_for
+from minigrad.transforms.grad import grad
 from minigrad.transforms.jvp import jvp
-from minigrad.transforms.transpose import vjp
+from minigrad.transforms.transpose import linear_transpose, vjp
 from minigrad.transforms.vmap import vmap
-from minigrad.tree import tree_flatten, tree_leaves
+from minigrad.tree import tree_flatten, tree_leaves, tree_unflatten
 
 # (finite-difference step, tolerance) by dtype: central differences have error O(eps^2) plus
 # rounding O(ulp / eps).
@@ -121,8 +132,6 @@ def check_vjp(f: Callable[..., Any], primals: Sequence[Any], *, eps: float | Non
     rtol = tol if rtol is None else rtol
     v = [_random_like(rng, p) for p in primals]
     w = [_random_like(rng, o) for o in out_leaves]
-    from minigrad.tree import tree_unflatten
-
     ct = vjp_fn(tree_unflatten(out_tree, w))
     lhs = sum(_vdot(jv, wi) for jv, wi in zip(numerical_jvp(f, primals, v, eps or eps_d), w,
                                                   strict=True))
@@ -154,8 +163,6 @@ def check_grads(f: Callable[..., Any], args: Sequence[Any], order: int = 2,
         if order > 1:
             out_leaves, out_tree = tree_flatten(f(*args))
             rng = np.random.default_rng(seed + 2)
-            from minigrad.tree import tree_unflatten
-
             ct = tree_unflatten(out_tree, [_random_like(rng, o) for o in out_leaves])
 
             def f_vjp(*xs: Any) -> Any:
@@ -231,26 +238,10 @@ def batch_args(make: Callable[[np.random.Generator], tuple], in_axes: Sequence[i
 
 
 @dataclass
-class Sample:
-    """Sample inputs of one primitive: ``make(rng)`` draws fresh operands of fixed shapes.
-
-    ``diff``: the positions of differentiable operands; ``linear``: groups of positions in
-    which the primitive is jointly linear (the other operands held at their drawn values);
-    ``batchable``: positions that may be batched (default all); ``reference``: an independent
-    NumPy implementation of the primitive, ``reference(*operands, **params)``.
-    """
-
-    name: str
-    make: Callable[[np.random.Generator], tuple]
-    params: dict = field(default_factory=dict)
-    diff: tuple[int, ...] = ()
-    linear: tuple[tuple[int, ...], ...] = ()
-    batchable: tuple[int, ...] | None = None
-    reference: Callable[..., Any] | None = None
-
-
-@dataclass
 class CheckResult:
+    """One check of one sample: ``worst`` is the largest error seen, ``cases`` how many
+    comparisons were made (batched combinations, say)."""
+
     primitive: str
     sample: str
     check: str
@@ -271,22 +262,34 @@ def _run(results: list[CheckResult], prim: Primitive, sample: Sample, check: str
 
 
 def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0,
-                    batch_sizes: Sequence[int] = (3, 0), raise_on_failure: bool = True
-                    ) -> list[CheckResult]:
-    """Every rule of ``prim`` over ``samples``: impl against the reference, the shape rule
-    against the impl, the JVP against finite differences, each transpose by the dot-product
-    test, the batching rule against a loop for every batched combination (axis 0 and -1, and
-    each size in ``batch_sizes``)."""
+                    batch_sizes: Sequence[int] = (3, 0), raise_on_failure: bool = True,
+                    grads: bool = True) -> list[CheckResult]:
+    """Every rule of ``prim`` over ``samples``: the impl against the reference
+    (``"reference"``), the shape rule against the impl (``"shape/impl"``), the JVP against
+    finite differences, each transpose by the dot-product test, the batching rule against a
+    loop for every batched combination (axis 0 and -1, and each size in ``batch_sizes``), and,
+    with ``grads``, ``vmap(grad)`` against a loop of ``grad`` (every combination, axis 0) and
+    ``grad`` of ``grad`` (forward- and reverse-over-reverse against finite differences).
+
+    A primitive sample (``sample.fun`` None) calls the rules directly; an op sample goes through
+    its user function, whose jaxpr must contain ``prim``."""
     results: list[CheckResult] = []
     for s in samples:
         ops = s.make(np.random.default_rng(seed))
+        f = s.function(prim)
+        if s.reference is not None:
+            _run(results, prim, s, "reference", partial(_check_reference, f, s, ops))
         _run(results, prim, s, "shape/impl", partial(_check_shape, prim, s, ops))
         if s.diff:
-            _run(results, prim, s, "jvp", partial(_check_prim_jvp, prim, s, ops, seed))
+            _run(results, prim, s, "jvp", partial(_check_prim_jvp, f, s, ops, seed))
         for group in s.linear:
-            _run(results, prim, s, f"transpose{group}",
-                 partial(_dot_product_test, prim, ops, s.params, group, seed))
-        _run(results, prim, s, "vmap", partial(_check_batching, prim, s, ops, seed, batch_sizes))
+            test = (partial(_dot_product_test, prim, ops, s.params, group, seed)
+                    if s.fun is None else partial(_dot_product_test_fun, f, ops, group, seed))
+            _run(results, prim, s, f"transpose{group}", test)
+        _run(results, prim, s, "vmap", partial(_check_batching, f, s, ops, seed, batch_sizes))
+        if grads and s.diff and _is_float(f(*ops)):
+            _run(results, prim, s, "vmap(grad)", partial(_check_vmap_grad, f, s, ops, seed))
+            _run(results, prim, s, "grad(grad)", partial(_check_grad_grad, f, s, ops, seed))
     failed = [r for r in results if not r.passed]
     if failed and raise_on_failure:
         raise AssertionError("\n".join(f"{r.primitive} [{r.sample}] {r.check}: {r.message}"
@@ -294,40 +297,86 @@ def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0
     return results
 
 
+def _check_reference(f: Callable[..., Any], s: Sample, ops: tuple) -> tuple[float, int]:
+    assert s.reference is not None
+    return _close(f(*ops), s.reference(*ops, **s.params), s.tol, s.tol, "impl vs reference"), 1
+
+
 def _check_shape(prim: Primitive, s: Sample, ops: tuple) -> tuple[float, int]:
-    out = prim.impl(*ops, **s.params)  # type: ignore[misc]
-    aval = prim.abstract_eval(*[get_aval(o) for o in ops], **s.params)  # type: ignore[misc]
+    if s.fun is None:
+        out = prim.impl(*ops, **s.params)  # type: ignore[misc]
+        aval = prim.abstract_eval(*[get_aval(o) for o in ops], **s.params)  # type: ignore[misc]
+    else:  # the traced output of the user function against its value
+        jaxpr = make_jaxpr(s.function(prim))(*ops)
+        if prim not in {e.prim for e in jaxpr.eqns}:
+            raise AssertionError(f"the function of sample {s.name} does not bind {prim.name}")
+        out, aval = s.call(*ops), jaxpr.jaxpr.outvars[0].aval
     if (np.shape(out), np.asarray(out).dtype) != (aval.shape, aval.dtype):
         raise AssertionError(f"abstract_eval gives {aval.str_short()}, impl gives "
                              f"{get_aval(np.asarray(out)).str_short()}")
-    worst = 0.0
-    if s.reference is not None:
-        worst = _close(out, s.reference(*ops, **s.params), 0, 0, "impl vs reference")
-    return worst, 1
+    return 0.0, 1
 
 
-def _check_prim_jvp(prim: Primitive, s: Sample, ops: tuple, seed: int) -> tuple[float, int]:
-    def f(*vals: Any) -> Any:
-        full = list(ops)
-        for i, v in zip(s.diff, vals, strict=True):
-            full[i] = v
-        return prim.bind(*full, **s.params)
-
-    return check_jvp(f, [ops[i] for i in s.diff], seed=seed), 1
+def _with(ops: tuple, positions: Sequence[int], vals: Sequence[Any]) -> list[Any]:
+    """``ops`` with the operands at ``positions`` replaced by ``vals``."""
+    full = list(ops)
+    for i, v in zip(positions, vals, strict=True):
+        full[i] = v
+    return full
 
 
-def _check_batching(prim: Primitive, s: Sample, ops: tuple, seed: int,
+def _check_prim_jvp(f: Callable[..., Any], s: Sample, ops: tuple, seed: int
+                    ) -> tuple[float, int]:
+    return check_jvp(lambda *vals: f(*_with(ops, s.diff, vals)), [ops[i] for i in s.diff],
+                     seed=seed), 1
+
+
+def _batch_tol(ops: Sequence[Any]) -> float:
+    floats = [np.asarray(o).dtype for o in ops if _is_float(o)]
+    return 1e-5 if any(d != np.float64 for d in floats) else 1e-12
+
+
+def _check_batching(f: Callable[..., Any], s: Sample, ops: tuple, seed: int,
                     batch_sizes: Sequence[int]) -> tuple[float, int]:
     worst, cases = 0.0, 0
-    floats = [np.asarray(o).dtype for o in ops if _is_float(o)]
-    tol = 1e-5 if any(d != np.float64 for d in floats) else 1e-12
+    tol = _batch_tol(ops)
     for size in batch_sizes:
         for axes in all_in_axes(len(ops), s.batchable, (0, -1)):
             args = batch_args(s.make, axes, size, seed)
-            worst = max(worst, check_vmap(partial(prim.bind, **s.params), args, axes,
-                                          atol=tol, rtol=tol))
+            worst = max(worst, check_vmap(f, args, axes, atol=tol, rtol=tol))
             cases += 1
     return worst, cases
+
+
+def _loss(f: Callable[..., Any], ops: tuple, seed: int) -> Callable[..., Any]:
+    """A scalar loss with non-zero second derivatives: ``sum(sin(f(*ops)) * w)``."""
+    from minigrad import numpy as mnp
+
+    w = _random_like(np.random.default_rng(seed + 3), f(*ops))
+    return lambda *args: mnp.sum(mnp.sin(f(*args)) * w)
+
+
+def _check_vmap_grad(f: Callable[..., Any], s: Sample, ops: tuple, seed: int
+                     ) -> tuple[float, int]:
+    g = grad(_loss(f, ops, seed), argnums=s.diff)
+    tol = 1e-4 if _batch_tol(ops) > 1e-12 else 1e-10
+    worst, cases = 0.0, 0
+    for axes in all_in_axes(len(ops), s.batchable):
+        worst = max(worst, check_vmap(g, batch_args(s.make, axes, 3, seed), axes, atol=tol,
+                                      rtol=tol))
+        cases += 1
+    return worst, cases
+
+
+def _check_grad_grad(f: Callable[..., Any], s: Sample, ops: tuple, seed: int
+                     ) -> tuple[float, int]:
+    g = grad(_loss(f, ops, seed), argnums=s.diff)
+
+    def gradient(*vals: Any) -> Any:
+        return g(*_with(ops, s.diff, vals))
+
+    primals = [ops[i] for i in s.diff]
+    return max(check_jvp(gradient, primals, seed=seed), check_vjp(gradient, primals, seed=seed)), 2
 
 
 def _dot_product_test(prim: Primitive, ops: tuple, params: dict, group: Sequence[int],
@@ -346,5 +395,25 @@ def _dot_product_test(prim: Primitive, ops: tuple, params: dict, group: Sequence
     return _close(rhs, lhs, tol, tol, f"transpose of operands {tuple(group)}"), 1
 
 
-__all__ = ["CheckResult", "Sample", "all_in_axes", "batch_args", "check_grads", "check_jvp",
-           "check_primitive", "check_vjp", "check_vmap", "numerical_jvp"]
+def _dot_product_test_fun(f: Callable[..., Any], ops: tuple, group: Sequence[int], seed: int
+                          ) -> tuple[float, int]:
+    """The dot-product test through ``linear_transpose`` of a user function restricted to the
+    operands in ``group``: every transpose rule it binds (the primitive's among them)."""
+    rng = np.random.default_rng(seed + 7)
+    v = [_random_like(rng, ops[i]) for i in group]
+
+    def linear(*vals: Any) -> Any:
+        return f(*_with(ops, group, vals))
+
+    out = linear(*v)
+    w = _random_like(rng, out)
+    cts = linear_transpose(linear, *[ops[i] for i in group])(w)
+    lhs = _vdot(out, w)
+    rhs = sum(_vdot(vi, ct) for vi, ct in zip(v, cts, strict=True))
+    tol = _fd(get_aval(out).dtype)[1]
+    return _close(rhs, lhs, tol, tol, f"transpose of operands {tuple(group)}"), 1
+
+
+__all__ = ["OPS", "CheckResult", "Sample", "all_in_axes", "batch_args", "check_grads",
+           "check_jvp", "check_primitive", "check_vjp", "check_vmap", "numerical_jvp",
+           "op_samples", "primitives", "samples_for"]

@@ -1,0 +1,472 @@
+"""``python -m minigrad crosscheck --against torch|jax``: the five ops against another framework.
+
+On every op sample (``minigrad.samples.op_samples``: duplicates, negative dims, 0-d and empty
+arrays, broadcasting, Python-scalar and array values, float64 and float32) it compares
+
+* ``forward``: the op's output;
+* ``vjp``: reverse mode (PyTorch's autograd, ``jax.vjp``) for a fixed cotangent;
+* ``jvp``: forward mode (``torch.func.jvp``, ``jax.jvp``) for fixed tangents;
+* ``jacfwd`` and ``jacrev``: the Jacobians in every differentiable argument;
+* ``vmap`` and ``vmap(grad)``: for every combination of batched arguments, index and mask
+  included (each example draws its own), the batched op and per-example gradients of
+  ``sum(sin(op(args)) * w)``;
+* ``negative-index``: an index of -1, which minigrad rejects.
+
+Each comparison is ``pass``, a **documented divergence** (a record of ``DIVERGENCES`` whose
+condition holds: the other framework's semantics differ on purpose or by a known bug, and the
+record says why) or a **failure**. ``info`` notes say what is no mismatch of values: torch.func
+looping over the batch for an op without a batching rule, which it reports by a warning. Exit
+status 1 on a failure, 2 when the framework is not installed. torch and jax are imported only
+when a cross-check runs, by their adapters in ``minigrad.frameworks``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from minigrad.cli import UsageError
+from minigrad.frameworks import FRAMEWORKS, INSTALL, Framework, load
+from minigrad.samples import OPS, Sample, op_samples
+from minigrad.testing import all_in_axes, batch_args
+
+CHECKS = ("forward", "vjp", "jvp", "jacfwd", "jacrev", "vmap", "vmap(grad)", "negative-index")
+
+
+@dataclass(frozen=True)
+class Situation:
+    """What a divergence's condition looks at: one comparison of one sample."""
+
+    op: str
+    check: str
+    batched: frozenset[str] = frozenset()  # names of the batched arguments (vmap checks)
+    duplicates: bool = False  # a repeated index entry, in some example
+    value_array: bool = False  # the fill value is an array operand, not a Python scalar
+    zero_d: frozenset[str] = frozenset()  # names of the arguments that are 0-d (per example)
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """A documented difference between minigrad and ``framework`` on ``op`` for ``checks``,
+    when ``condition`` holds (``when`` decides it). ``kind`` "info" is no mismatch of values."""
+
+    id: str
+    framework: str
+    op: str
+    checks: tuple[str, ...]
+    condition: str
+    reason: str
+    when: Callable[[Situation], bool] = field(default=lambda s: True, compare=False)
+    kind: str = "divergence"
+
+
+DIVERGENCES: list[Divergence] = [
+    Divergence(
+        "torch-index_copy-duplicates", "torch", "index_copy", ("vjp", "jacrev", "vmap(grad)"),
+        "index has a repeated entry",
+        "PyTorch's index_copy VJP gives every duplicate source slice the cotangent of its "
+        "destination (derivatives.yaml: grad.index_select(dim, index)), although only the last "
+        "write survives; minigrad gives it to the winner only, so its VJP is the transpose of "
+        "its forward (PyTorch's own jacfwd and jacrev disagree here; pytorch#473)",
+        lambda s: s.duplicates),
+    Divergence(
+        "torch-index_copy-0d-source", "torch", "index_copy", ("jacrev", "vmap(grad)"),
+        "a 0-d source into an x of rank 1",
+        "under torch.func.vmap, PyTorch's source gradient for a 0-d source "
+        "(grad.index_select(dim, index.squeeze(0))) comes out multiplied by x.size(dim): "
+        "jacrev gives 5 for an x of 5 elements, where autograd and torch.func.grad give 1 "
+        "(seen in torch 2.13)",
+        lambda s: "source" in s.zero_d and "x" not in s.zero_d),
+    Divergence(
+        "torch-index_fill-batched-value", "torch", "index_fill", ("vmap", "vmap(grad)"),
+        "value batched, x not batched",
+        "torch.func's index_fill batching rule loops over a batched value writing into an "
+        "expanded (stride-0) copy of the unbatched x, so every example gets the last "
+        "example's value (seen in torch 2.13)",
+        lambda s: "value" in s.batched and "x" not in s.batched),
+    Divergence(
+        "torch-index_fill-unique", "torch", "index_fill", ("vmap(grad)",),
+        "index batched, value differentiable",
+        "PyTorch's value gradient deduplicates the index with _unique, which has no batching "
+        "rule: torch.func loops and fails to stack when the examples' counts of distinct "
+        "entries differ",
+        lambda s: "index" in s.batched and s.value_array),
+    Divergence(
+        "torch-index_fill-negative", "torch", "index_fill", ("negative-index",),
+        "an index entry of -1",
+        "PyTorch's index_fill wraps negative entries (and its backward then rejects them); "
+        "minigrad rejects them everywhere, like PyTorch's index_add and index_copy"),
+    Divergence(
+        "torch-index_fill-unique-loop", "torch", "index_fill", ("vmap(grad)",),
+        "index batched, value differentiable",
+        "torch.func loops over _unique (no batching rule) in the value gradient; where the "
+        "examples' counts of distinct entries agree, the values agree",
+        lambda s: "index" in s.batched and s.value_array, kind="info"),
+    Divergence(
+        "torch-masked_scatter-loop", "torch", "masked_scatter",
+        ("jacfwd", "jacrev", "vmap", "vmap(grad)"), "vmapped (jacfwd and jacrev vmap too)",
+        "torch.func has no batching rule for masked_scatter (nor masked_scatter_backward) and "
+        "loops over the batch; the values agree, only the speed differs",
+        kind="info"),
+    Divergence(
+        "torch-masked_fill-loop", "torch", "masked_fill", ("jacfwd", "vmap", "vmap(grad)"),
+        "an array value, vmapped",
+        "torch.func has no batching rule for masked_fill.Tensor and loops over the batch; the "
+        "values agree, only the speed differs",
+        lambda s: s.value_array, kind="info"),
+    Divergence(
+        "jax-negative-index", "jax", "*", ("negative-index",), "an index entry of -1",
+        "JAX's .at[] indexing wraps negative entries (NumPy's convention); minigrad rejects "
+        "them"),
+    Divergence(
+        "jax-masked_scatter-composition", "jax", "masked_scatter", CHECKS,
+        "always",
+        "JAX has no masked_scatter: the comparison is with the composition where(mask, "
+        "take(source.ravel(), cumsum(mask) - 1), x), the static-shape form of jnp.place",
+        kind="info"),
+]
+
+
+def documented(framework: str, situation: Situation, kind: str = "divergence"
+               ) -> Divergence | None:
+    """The record that documents ``situation`` for ``framework``, if any."""
+    for d in DIVERGENCES:
+        if (d.framework == framework and d.kind == kind and d.op in (situation.op, "*")
+                and situation.check in d.checks and d.when(situation)):
+            return d
+    return None
+
+
+@dataclass
+class Result:
+    op: str
+    sample: str
+    check: str
+    status: str  # "pass", "divergence" or "fail"
+    in_axes: tuple | None = None
+    worst: float = 0.0
+    divergence: str = ""
+    message: str = ""
+    info: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- the comparisons
+
+
+class Mismatch(Exception):
+    """The two frameworks' values differ."""
+
+
+def _tolerance(dtype: np.dtype) -> float:
+    return 1e-4 if np.dtype(dtype) == np.float32 else 1e-10
+
+
+def _compare(got: Sequence[Any], want: Sequence[Any], tol: float) -> float:
+    worst = 0.0
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape:
+            raise Mismatch(f"output {k}: shape {g.shape}, minigrad's {w.shape}")
+        if w.size == 0:
+            continue
+        err = np.abs(g.astype(np.float64) - w.astype(np.float64))
+        bad = err > tol + tol * np.abs(w.astype(np.float64))
+        if bad.any():
+            raise Mismatch(f"output {k}: {int(bad.sum())} of {w.size} elements differ (worst "
+                           f"|error| {float(err.max()):.3g}); theirs {g.ravel()[:6]}, minigrad "
+                           f"{w.ravel()[:6]}")
+        worst = max(worst, float(err.max()))
+    return worst
+
+
+def _has_duplicates(index: Any) -> bool:
+    index = np.asarray(index)
+    if index.ndim == 0 or index.size == 0:
+        return False
+    rows = index.reshape(-1, index.shape[-1])
+    return any(len(set(r.tolist())) < len(r) for r in rows)
+
+
+def _with(ops: Sequence[Any], positions: Sequence[int], vals: Sequence[Any]) -> list[Any]:
+    full = list(ops)
+    for i, v in zip(positions, vals, strict=True):
+        full[i] = v
+    return full
+
+
+class Crosscheck:
+    """Runs the comparisons of one framework and classifies their results."""
+
+    def __init__(self, fw: Framework, seed: int = 0):
+        self.fw, self.seed = fw, seed
+        self.results: list[Result] = []
+
+    def attempt(self, situation: Situation, s: Sample, in_axes: tuple | None,
+                body: Callable[[], float]) -> None:
+        seen: list[str] = []
+        result = Result(situation.op, s.name, situation.check, "pass", in_axes)
+        try:
+            with self.fw.loops(seen):
+                result.worst = body()
+        except Exception as e:  # a mismatch of values, or an error on either side
+            who = "" if isinstance(e, Mismatch) else f"{type(e).__name__} raised: "
+            result.message = who + (str(e).splitlines() or [""])[0][:300]
+            d = documented(self.fw.name, situation)
+            result.status = "fail" if d is None else "divergence"
+            result.divergence = "" if d is None else d.id
+        info = documented(self.fw.name, situation, "info")
+        # torch's info records are about loops: they apply when torch.func warned of one
+        if info is not None and (seen or self.fw.name != "torch"):
+            result.info.append(info.id)
+        elif seen:
+            result.info += [f"torch.func looped over {name} (no batching rule)"
+                            for name in sorted(set(seen))]
+        self.results.append(result)
+
+    def sample(self, op: str, s: Sample) -> None:
+        fw, names = self.fw, s.argnames
+        rng = np.random.default_rng(self.seed)
+        ops = s.make(rng)
+        fw_fn = fw.op(op, s.params)
+
+        def to_fw(args: Sequence[Any]) -> list[Any]:
+            return [fw.array(a, op, n) for a, n in zip(args, names, strict=True)]
+
+        fw_ops = to_fw(ops)
+        tol = _tolerance(np.asarray(ops[0]).dtype)
+        dup = "index" in names and _has_duplicates(ops[names.index("index")])
+        zero_d = frozenset(n for n, o in zip(names, ops, strict=True) if np.ndim(o) == 0)
+        base = Situation(op, "", duplicates=dup, value_array="value" in names, zero_d=zero_d)
+
+        def at(check: str, **changes: Any) -> Situation:
+            return dataclasses.replace(base, check=check, **changes)
+
+        out = np.asarray(s.call(*ops))
+        self.attempt(at("forward"), s, None,
+                     lambda: _compare([fw.numpy(fw_fn(*fw_ops))], [out], tol))
+        if s.diff:
+            self._derivatives(s, ops, fw_ops, fw_fn, out, tol, at)
+        for axes in all_in_axes(len(ops), s.batchable):
+            args = batch_args(s.make, axes, 3, self.seed)
+            batched = frozenset(n for n, a in zip(names, axes, strict=True) if a is not None)
+            dup_b = "index" in names and _has_duplicates(args[names.index("index")])
+            self.attempt(at("vmap", batched=batched, duplicates=dup_b), s, axes,
+                         self._vmap(s, fw_fn, args, to_fw(args), axes, tol))
+            if s.diff:
+                self.attempt(at("vmap(grad)", batched=batched, duplicates=dup_b), s, axes,
+                             self._vmap_grad(s, fw_fn, args, to_fw(args), axes, out, tol))
+
+    def _derivatives(self, s: Sample, ops: tuple, fw_ops: list, fw_fn: Callable[..., Any],
+                     out: np.ndarray, tol: float, at: Callable[..., Situation]) -> None:
+        from minigrad.transforms.grad import jacrev
+        from minigrad.transforms.jvp import jacfwd, jvp
+        from minigrad.transforms.transpose import vjp
+
+        fw = self.fw
+        rng = np.random.default_rng(self.seed + 1)
+        primals = [ops[i] for i in s.diff]
+        fw_primals = [fw_ops[i] for i in s.diff]
+
+        def f(*vals: Any) -> Any:
+            return s.call(*_with(ops, s.diff, vals))
+
+        def f_fw(*vals: Any) -> Any:
+            return fw_fn(*_with(fw_ops, s.diff, vals))
+
+        ct = np.asarray(rng.standard_normal(out.shape)).astype(out.dtype)
+        tangents = [np.asarray(rng.standard_normal(np.shape(p))).astype(np.asarray(p).dtype)
+                    for p in primals]
+
+        def check_vjp() -> float:
+            want = vjp(f, *primals)[1](ct)
+            got = fw.vjp(f_fw, fw_primals, fw.array(ct, "", "ct"))
+            return _compare([fw.numpy(g) for g in got], want, tol)
+
+        def check_jvp() -> float:
+            want = jvp(f, tuple(primals), tuple(tangents))[1]
+            got = fw.jvp(f_fw, fw_primals, [fw.array(t, "", "t") for t in tangents])
+            return _compare([fw.numpy(got)], [want], tol)
+
+        def check_jac(mode: str) -> float:
+            jac = jacfwd if mode == "jacfwd" else jacrev
+            want = jac(f, argnums=tuple(range(len(primals))))(*primals)
+            got = fw.jac(mode, f_fw, fw_primals)
+            return _compare([fw.numpy(g) for g in got], want, tol)
+
+        self.attempt(at("vjp"), s, None, check_vjp)
+        self.attempt(at("jvp"), s, None, check_jvp)
+        self.attempt(at("jacfwd"), s, None, lambda: check_jac("jacfwd"))
+        self.attempt(at("jacrev"), s, None, lambda: check_jac("jacrev"))
+
+    def _vmap(self, s: Sample, fw_fn: Callable[..., Any], args: list, fw_args: list,
+              axes: tuple, tol: float) -> Callable[[], float]:
+        from minigrad.transforms.vmap import vmap
+
+        def body() -> float:
+            want = vmap(s.call, in_axes=axes)(*args)
+            return _compare([self.fw.numpy(self.fw.vmap(fw_fn, axes, fw_args))], [want], tol)
+
+        return body
+
+    def _vmap_grad(self, s: Sample, fw_fn: Callable[..., Any], args: list, fw_args: list,
+                   axes: tuple, out: np.ndarray, tol: float) -> Callable[[], float]:
+        """Per-example gradients of ``sum(sin(op(args)) * w)`` in the differentiable args."""
+        from minigrad import numpy as mnp
+        from minigrad.transforms.grad import grad
+        from minigrad.transforms.vmap import vmap
+
+        fw = self.fw
+        w = np.asarray(np.random.default_rng(self.seed + 2).standard_normal(out.shape))
+        w = w.astype(out.dtype)
+        w_fw = fw.array(w, "", "w")
+
+        def body() -> float:
+            want = vmap(grad(lambda *a: mnp.sum(mnp.sin(s.call(*a)) * w), argnums=s.diff),
+                        in_axes=axes)(*args)
+            g = fw.grad(lambda *a: fw.sin_sum(fw_fn(*a), w_fw), s.diff)
+            return _compare([fw.numpy(x) for x in fw.vmap(g, axes, fw_args)], want, tol)
+
+        return body
+
+
+    def negative_index(self, op: str) -> None:
+        """minigrad rejects an index entry of -1; the other framework should too."""
+        import minigrad as mg
+
+        fw = self.fw
+        x, index, update = np.zeros(5), np.array([-1]), np.ones(1)
+        names: tuple[str, ...]
+        if op == "index_fill":
+            args, names, params = [x, index], ("x", "index"), {"dim": 0, "value": 7.0}
+            ours: Callable[[], Any] = lambda: mg.index_fill(x, 0, index, 7.0)  # noqa: E731
+        else:
+            args, names = [x, index, update], ("x", "index", "source")
+            params = {"dim": 0, "alpha": 1} if op == "index_add" else {"dim": 0}
+            ours = partial(getattr(mg, op), x, 0, index, update)
+
+        def body() -> float:
+            try:
+                ours()
+            except IndexError:
+                pass
+            else:
+                raise Mismatch("minigrad accepted an index of -1")
+            try:
+                got = fw.op(op, params)(*[fw.array(a, op, n) for a, n in
+                                          zip(args, names, strict=True)])
+            except Exception:
+                return 0.0  # both reject it
+            raise Mismatch(f"{fw.name} accepted an index of -1, giving {fw.numpy(got)}")
+
+        s = Sample(f"{op}:negative-index", lambda rng: tuple(args), params, argnames=names)
+        self.attempt(Situation(op, "negative-index"), s, None, body)
+
+
+def run(framework: str | Framework, ops: Sequence[str] = (), seed: int = 0,
+        progress: Any = None) -> tuple[Framework, list[Result]]:
+    """Every comparison of the named ops (all five by default) against ``framework``."""
+    unknown = [o for o in ops if o not in OPS]
+    if unknown:
+        raise UsageError(f"crosscheck: unknown op {unknown[0]!r}; the five are "
+                         f"{', '.join(OPS)}")
+    fw = load(framework) if isinstance(framework, str) else framework
+    cc = Crosscheck(fw, seed)
+    chosen = list(dict.fromkeys(ops)) or list(OPS)
+    for i, op in enumerate(chosen):
+        if progress is not None:
+            progress.step(i, op)
+        for s in op_samples(op):
+            cc.sample(op, s)
+        if op.startswith("index_"):
+            cc.negative_index(op)
+    return fw, cc.results
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def _table(results: Sequence[Result]) -> list[list[str]]:
+    rows: dict[tuple[str, str], list[int]] = {}
+    for r in results:
+        counts = rows.setdefault((r.op, r.check), [0, 0, 0, 0])
+        counts[0] += 1
+        counts[{"pass": 1, "divergence": 2, "fail": 3}[r.status]] += 1
+    return [[op, check, *[str(c) if c or i == 0 else "-" for i, c in enumerate(counts)]]
+            for (op, check), counts in rows.items()]
+
+
+def report(fw: Framework, results: Sequence[Result], seed: int, seconds: float) -> str:
+    import minigrad
+    from minigrad.check import format_table
+
+    lines = [f"crosscheck against {fw.name} {fw.version} (minigrad {minigrad.__version__}, "
+             f"seed {seed})", "",
+             format_table(["op", "check", "cases", "pass", "documented", "FAIL"],
+                          _table(results)), ""]
+    by_id = {d.id: d for d in DIVERGENCES}
+    seen: dict[tuple[str, str], int] = {}  # (op, divergence id or info text) -> cases
+    for r in results:
+        for key in ([r.divergence] if r.divergence else []) + r.info:
+            seen[(r.op, key)] = seen.get((r.op, key), 0) + 1
+    for kind, title in (("divergence", "documented divergences"), ("info", "info")):
+        notes = [(op, k, n) for (op, k), n in seen.items()
+                 if (by_id[k].kind if k in by_id else "info") == kind]
+        if notes:
+            lines.append(f"{title} (the table: minigrad.crosscheck.DIVERGENCES):")
+        for op, key, n in notes:
+            d = by_id.get(key)
+            if d is None:
+                lines.append(f"  {op}: {key}: {n} cases")
+                continue
+            lines.append(f"  [{d.id}] {op} {', '.join(d.checks)} when {d.condition}: "
+                         f"{n} cases")
+            lines.append(f"      {d.reason}")
+    failed = [r for r in results if r.status == "fail"]
+    for r in failed:
+        where = "" if r.in_axes is None else f" in_axes={r.in_axes}"
+        lines.append(f"FAIL {r.op} [{r.sample}] {r.check}{where}: {r.message}")
+    documented_n = sum(r.status == "divergence" for r in results)
+    lines.append(f"{len(results)} comparisons: {len(results) - documented_n - len(failed)} "
+                 f"pass, {documented_n} documented divergences, {len(failed)} failures "
+                 f"({seconds:.1f} s)")
+    return "\n".join(lines)
+
+
+def to_json(fw: Framework, results: Sequence[Result], seed: int, seconds: float) -> str:
+    import minigrad
+
+    return json.dumps({
+        "framework": fw.name, "framework_version": fw.version,
+        "minigrad_version": minigrad.__version__, "seed": seed, "seconds": round(seconds, 3),
+        "passed": all(r.status != "fail" for r in results),
+        "results": [{**r.__dict__, "in_axes": None if r.in_axes is None else list(r.in_axes)}
+                    for r in results],
+        "divergences": [{"id": d.id, "framework": d.framework, "op": d.op,
+                         "checks": list(d.checks), "condition": d.condition,
+                         "reason": d.reason, "kind": d.kind} for d in DIVERGENCES]}, indent=2)
+
+
+def main(framework: str, ops: Sequence[str] = (), seed: int = 0, as_json: bool = False) -> int:
+    from minigrad.check import Progress
+
+    start = time.perf_counter()
+    fw = load(framework)
+    progress = Progress(f"crosscheck {fw.name}", len(ops) or len(OPS))
+    try:
+        fw, results = run(fw, ops, seed, progress)
+    finally:
+        progress.done()
+    seconds = time.perf_counter() - start
+    print(to_json(fw, results, seed, seconds) if as_json else report(fw, results, seed, seconds))
+    return 1 if any(r.status == "fail" for r in results) else 0
+
+
+__all__ = ["CHECKS", "DIVERGENCES", "FRAMEWORKS", "INSTALL", "Crosscheck", "Divergence",
+           "Framework", "Result", "Situation", "documented", "load", "main", "report", "run",
+           "to_json"]

@@ -1,0 +1,221 @@
+"""The frameworks ``python -m minigrad crosscheck`` compares minigrad with: PyTorch (autograd
+and torch.func) and JAX, behind one small interface on NumPy inputs and outputs.
+
+Each adapter imports its framework when it is made (``load``), so nothing here touches torch or
+jax until a cross-check runs. The ops follow the user-level conventions of minigrad's samples:
+a 0-d x counts as one slice, ``dim`` may be negative, a Python-scalar ``value`` in the params
+selects PyTorch's Scalar overloads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from minigrad.cli import UsageError
+
+FRAMEWORKS = ("torch", "jax")
+INSTALL = {"torch": "pip install torch==2.13.0 (the CPU build)", "jax": "pip install jax jaxlib"}
+
+
+class Framework:
+    """The operations a cross-check needs, on NumPy inputs and NumPy outputs."""
+
+    name = ""
+    version = ""
+
+    def op(self, op: str, params: dict) -> Callable[..., Any]:
+        raise NotImplementedError
+
+    def array(self, a: Any, op: str, argname: str) -> Any:
+        raise NotImplementedError
+
+    def numpy(self, t: Any) -> np.ndarray:
+        return np.asarray(t)
+
+    def sin_sum(self, out: Any, w: Any) -> Any:
+        raise NotImplementedError
+
+    def vjp(self, f: Callable[..., Any], primals: list, ct: Any) -> list:
+        raise NotImplementedError
+
+    def jvp(self, f: Callable[..., Any], primals: list, tangents: list) -> Any:
+        raise NotImplementedError
+
+    def jac(self, mode: str, f: Callable[..., Any], primals: list) -> list:
+        raise NotImplementedError
+
+    def vmap(self, f: Callable[..., Any], in_axes: tuple, args: list) -> Any:
+        raise NotImplementedError
+
+    def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def loops(self, seen: list[str]) -> Iterator[None]:
+        """Collect the names of ops the framework looped over (no batching rule)."""
+        yield
+
+
+class Torch(Framework):
+    name = "torch"
+
+    def __init__(self) -> None:
+        import torch
+        import torch.func
+
+        self.torch = torch
+        self.version = torch.__version__
+
+    def op(self, op: str, params: dict) -> Callable[..., Any]:
+        t = self.torch
+        p = dict(params)
+        if op == "index_add":
+            return lambda x, i, s: t.index_add(x, p["dim"], i, s, alpha=p["alpha"])
+        if op == "index_copy":
+            return lambda x, i, s: t.index_copy(x, p["dim"], i, s)
+        if op == "index_fill":
+            if "value" in p:  # the Scalar overload
+                return lambda x, i: t.index_fill(x, p["dim"], i, p["value"])
+            return lambda x, i, v: t.index_fill(x, p["dim"], i, v)
+        if op == "masked_fill":
+            if "value" in p:
+                return lambda x, m: t.masked_fill(x, m, p["value"])
+            return lambda x, m, v: t.masked_fill(x, m, v)
+        return lambda x, m, s: t.masked_scatter(x, m, s)
+
+    def array(self, a: Any, op: str, argname: str) -> Any:
+        a = np.array(a)
+        if argname == "index" and op in ("index_copy", "index_fill"):
+            a = a.astype(np.int64)  # PyTorch takes int64 only there; minigrad any integer
+        return self.torch.from_numpy(a)
+
+    def numpy(self, t: Any) -> np.ndarray:
+        return t.detach().numpy()
+
+    def sin_sum(self, out: Any, w: Any) -> Any:
+        return (self.torch.sin(out) * w).sum()
+
+    def vjp(self, f: Callable[..., Any], primals: list, ct: Any) -> list:
+        leaves = [p.detach().clone().requires_grad_(True) for p in primals]
+        grads = self.torch.autograd.grad(f(*leaves), leaves, grad_outputs=ct, allow_unused=True)
+        return [self.torch.zeros_like(p) if g is None else g for p, g in
+                zip(primals, grads, strict=True)]
+
+    def jvp(self, f: Callable[..., Any], primals: list, tangents: list) -> Any:
+        return self.torch.func.jvp(f, tuple(primals), tuple(tangents))[1]
+
+    def jac(self, mode: str, f: Callable[..., Any], primals: list) -> list:
+        fn = self.torch.func.jacfwd if mode == "jacfwd" else self.torch.func.jacrev
+        return list(fn(f, argnums=tuple(range(len(primals))))(*primals))
+
+    def vmap(self, f: Callable[..., Any], in_axes: tuple, args: list) -> Any:
+        return self.torch.func.vmap(f, in_dims=in_axes)(*args)
+
+    def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:
+        return self.torch.func.grad(f, argnums=argnums)
+
+    @contextlib.contextmanager
+    def loops(self, seen: list[str]) -> Iterator[None]:
+        functorch = self.torch._C._functorch
+        functorch._set_vmap_fallback_warning_enabled(True)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                yield
+        finally:
+            functorch._set_vmap_fallback_warning_enabled(False)
+        marker = "batching rule for "
+        for w in caught:
+            text = str(w.message)
+            if marker in text:
+                seen.append(text.split(marker, 1)[1].split(".")[0].split()[0])
+
+
+class Jax(Framework):
+    name = "jax"
+
+    def __init__(self) -> None:
+        import jax
+        import jax.numpy as jnp
+
+        jax.config.update("jax_enable_x64", True)
+        self.jax, self.jnp = jax, jnp
+        self.version = jax.__version__
+
+    def _index_update(self, x: Any, dim: int, index: Any, update: Any, how: str) -> Any:
+        """``x`` with ``update`` added or set at ``index`` along ``dim``, with PyTorch's
+        conventions for a 0-d x, a 0-d index and a 0-d update."""
+        shape = x.shape or (1,)
+        d = dim % len(shape)
+        idx = index.reshape(-1)
+        if how != "fill":
+            update = update.reshape((*shape[:d], idx.shape[0], *shape[d + 1:]))
+        where = (slice(None),) * d + (idx,)
+        ref = x.reshape(shape).at[where]
+        out = ref.add(update) if how == "add" else ref.set(update)
+        return out.reshape(x.shape)
+
+    def _masked_scatter(self, x: Any, mask: Any, source: Any) -> Any:
+        jnp = self.jnp
+        shape = jnp.broadcast_shapes(x.shape, mask.shape)
+        m = jnp.broadcast_to(mask, shape).ravel()
+        xs = jnp.broadcast_to(x, shape).ravel()
+        src = source.ravel()
+        if src.shape[0] == 0:
+            return xs.reshape(shape)
+        taken = src[jnp.clip(jnp.cumsum(m) - 1, 0, src.shape[0] - 1)]
+        return jnp.where(m, taken, xs).reshape(shape)
+
+    def op(self, op: str, params: dict) -> Callable[..., Any]:
+        p, jnp = dict(params), self.jnp
+        if op == "index_add":
+            return lambda x, i, s: self._index_update(x, p["dim"], i, p["alpha"] * s, "add")
+        if op == "index_copy":
+            return lambda x, i, s: self._index_update(x, p["dim"], i, s, "set")
+        if op == "index_fill":
+            if "value" in p:
+                return lambda x, i: self._index_update(x, p["dim"], i, p["value"], "fill")
+            return lambda x, i, v: self._index_update(x, p["dim"], i, v, "fill")
+        if op == "masked_fill":
+            if "value" in p:
+                return lambda x, m: jnp.where(m, jnp.asarray(p["value"], x.dtype), x)
+            return lambda x, m, v: jnp.where(m, v, x)
+        return self._masked_scatter
+
+    def array(self, a: Any, op: str, argname: str) -> Any:
+        return self.jnp.asarray(np.array(a))
+
+    def sin_sum(self, out: Any, w: Any) -> Any:
+        return (self.jnp.sin(out) * w).sum()
+
+    def vjp(self, f: Callable[..., Any], primals: list, ct: Any) -> list:
+        return list(self.jax.vjp(f, *primals)[1](ct))
+
+    def jvp(self, f: Callable[..., Any], primals: list, tangents: list) -> Any:
+        return self.jax.jvp(f, tuple(primals), tuple(tangents))[1]
+
+    def jac(self, mode: str, f: Callable[..., Any], primals: list) -> list:
+        fn = self.jax.jacfwd if mode == "jacfwd" else self.jax.jacrev
+        return list(fn(f, argnums=tuple(range(len(primals))))(*primals))
+
+    def vmap(self, f: Callable[..., Any], in_axes: tuple, args: list) -> Any:
+        return self.jax.vmap(f, in_axes=in_axes)(*args)
+
+    def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:
+        return self.jax.grad(f, argnums=argnums)
+
+
+def load(framework: str) -> Framework:
+    """The adapter of ``framework``; ``UsageError`` when it is unknown or not installed."""
+    if framework not in FRAMEWORKS:
+        raise UsageError(f"crosscheck: --against must be one of {', '.join(FRAMEWORKS)}; got "
+                         f"{framework!r}")
+    try:
+        return Torch() if framework == "torch" else Jax()
+    except ImportError as e:
+        raise UsageError(f"crosscheck: {framework} is not installed ({e}); install it with "
+                         f"{INSTALL[framework]}") from None

@@ -1,0 +1,124 @@
+"""python -m minigrad crosscheck: the divergence table, a missing framework (exit 2), and the
+cross-check itself against PyTorch (and JAX) when installed."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from minigrad import crosscheck
+from minigrad.cli import main
+from minigrad.crosscheck import CHECKS, DIVERGENCES, FRAMEWORKS, Situation, documented
+from minigrad.samples import OPS, op_samples
+
+
+def test_divergence_table_is_well_formed() -> None:
+    ids = [d.id for d in DIVERGENCES]
+    assert len(ids) == len(set(ids))
+    for d in DIVERGENCES:
+        assert d.framework in FRAMEWORKS and d.kind in ("divergence", "info")
+        assert d.op in (*OPS, "*") and set(d.checks) <= set(CHECKS)
+        assert d.condition and len(d.reason) > 40
+
+
+def test_documented_matches_op_check_and_condition() -> None:
+    dup = Situation("index_copy", "vjp", duplicates=True)
+    assert documented("torch", dup).id == "torch-index_copy-duplicates"
+    assert documented("torch", Situation("index_copy", "vjp")) is None  # no duplicate
+    assert documented("torch", Situation("index_copy", "jvp", duplicates=True)) is None
+    assert documented("jax", dup) is None
+    batched = Situation("index_fill", "vmap", batched=frozenset({"value"}), value_array=True)
+    assert documented("torch", batched).id == "torch-index_fill-batched-value"
+    both = Situation("index_fill", "vmap", batched=frozenset({"x", "value"}), value_array=True)
+    assert documented("torch", both) is None
+    assert documented("jax", Situation("index_add", "negative-index")).id == "jax-negative-index"
+    loop = Situation("masked_scatter", "vmap", batched=frozenset({"mask"}))
+    assert documented("torch", loop) is None
+    assert documented("torch", loop, "info").id == "torch-masked_scatter-loop"
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_missing_framework_exits_2(framework: str, monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, framework, None)  # import now raises ImportError
+    assert main(["crosscheck", "--against", framework]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert f"crosscheck: {framework} is not installed" in err
+    assert crosscheck.INSTALL[framework] in err
+
+
+def test_unknown_op_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch", reason="the op names are checked once torch has loaded")
+    assert main(["crosscheck", "--against", "torch", "index_put"]) == 2
+    assert "unknown op 'index_put'" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- against torch
+
+
+@pytest.fixture(scope="module")
+def torch_results() -> list[crosscheck.Result]:
+    pytest.importorskip("torch", reason="the cross-check against PyTorch needs torch installed "
+                        "(pip install torch==2.13.0)")
+    _, results = crosscheck.run("torch")
+    return results
+
+
+def test_torch_agrees_up_to_documented_divergences(torch_results: list) -> None:
+    failures = [(r.sample, r.check, r.in_axes, r.message) for r in torch_results
+                if r.status == "fail"]
+    assert failures == []
+    checks = {(r.op, r.check) for r in torch_results}
+    assert {(op, c) for op in OPS for c in CHECKS if c != "negative-index"} <= checks
+    # the batched index or mask cases ran, each example with its own index or mask
+    assert any(r.in_axes == (None, 0, None) and r.status == "pass" for r in torch_results)
+
+
+def test_torch_documented_divergences_show_up(torch_results: list) -> None:
+    seen = {r.divergence for r in torch_results if r.status == "divergence"}
+    assert {"torch-index_copy-duplicates", "torch-index_fill-batched-value",
+            "torch-index_fill-negative"} <= seen
+    infos = {i for r in torch_results for i in r.info}
+    assert {"torch-masked_scatter-loop", "torch-masked_fill-loop"} <= infos
+    # a loop is information, never a failure or a divergence of values
+    assert all(r.status == "pass" for r in torch_results if r.op == "masked_scatter")
+
+
+def test_torch_cli_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch", reason="needs torch")
+    assert main(["crosscheck", "--against", "torch", "index_copy"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("crosscheck against torch")
+    assert "[torch-index_copy-duplicates] index_copy vjp, jacrev, vmap(grad)" in out
+    assert "0 failures" in out.splitlines()[-1]
+    assert main(["crosscheck", "--against", "torch", "--json", "masked_fill"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["framework"] == "torch" and report["passed"] is True
+    assert {d["id"] for d in report["divergences"]} == {d.id for d in DIVERGENCES}
+
+
+def test_torch_undocumented_mismatch_exits_1(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch", reason="needs torch")
+    monkeypatch.setattr(crosscheck, "DIVERGENCES", [])
+    assert main(["crosscheck", "--against", "torch", "index_copy"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL index_copy [index_copy:dup-f64] vjp" in out
+
+
+# --------------------------------------------------------------------------- against jax
+
+
+def test_jax_agrees_up_to_documented_divergences() -> None:
+    pytest.importorskip("jax", reason="the cross-check against JAX needs jax installed "
+                        "(pip install jax jaxlib)")
+    # JAX compiles every new shape, so this runs one sample rather than all of them.
+    cc = crosscheck.Crosscheck(crosscheck.load("jax"))
+    cc.sample("index_copy", op_samples("index_copy")[0])  # duplicates: the last one wins
+    cc.negative_index("index_fill")
+    assert [(r.sample, r.check, r.message) for r in cc.results if r.status == "fail"] == []
+    assert {r.divergence for r in cc.results if r.status == "divergence"} == {
+        "jax-negative-index"}

@@ -1,0 +1,140 @@
+"""Golden vectors (python -m minigrad vectors): deterministic bytes, a manifest that describes
+them, contents that mean what they say, and --verify catching a tampered or corrupt file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad import vectors
+from minigrad.cli import main
+from minigrad.samples import OPS, op_samples
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("vectors")
+    assert main(["vectors", "--out", str(out)]) == 0
+    return out
+
+
+def files(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+def test_two_runs_write_identical_bytes(written: Path, tmp_path: Path) -> None:
+    assert main(["vectors", "--out", str(tmp_path)]) == 0
+    assert files(tmp_path) == files(written)
+    assert len(files(written)) == 1 + sum(len(op_samples(op)) for op in OPS)
+
+
+def test_seed_changes_the_draws(tmp_path: Path) -> None:
+    vectors.write(str(tmp_path), seed=1, ops=("index_add",))
+    with np.load(tmp_path / "index_add.dup-f64.npz") as data:
+        x1 = data["x"]
+    vectors.write(str(tmp_path), seed=2, ops=("index_add",))
+    with np.load(tmp_path / "index_add.dup-f64.npz") as data:
+        assert not np.array_equal(data["x"], x1)
+
+
+def test_manifest_describes_every_file(written: Path) -> None:
+    manifest = json.loads((written / "manifest.json").read_text())
+    assert manifest["format"] == vectors.FORMAT
+    assert manifest["minigrad_version"] == mg.__version__ and manifest["seed"] == 0
+    for entry in manifest["vectors"]:
+        with np.load(written / entry["file"]) as data:
+            assert sorted(data.files) == sorted(entry["arrays"])
+            for name, meta in entry["arrays"].items():
+                assert [list(data[name].shape), data[name].dtype.name] == [meta["shape"],
+                                                                           meta["dtype"]]
+        assert entry["op"] in OPS and entry["args"][0] == "x"
+        for name in entry["diff"]:
+            assert f"vjp_{name}" in entry["arrays"]
+            assert f"per_example_grad_{name}" in entry["arrays"]
+
+
+def test_contents_mean_what_they_say(written: Path) -> None:
+    with np.load(written / "index_add.dup-f64.npz") as d:
+        x, index, source, ct = d["x"], d["index"], d["source"], d["ct"]
+        np.testing.assert_array_equal(d["out"], mg.index_add(x, 0, index, source))
+        # index_add is linear in (x, source): the VJP is the transposed op applied to ct
+        np.testing.assert_array_equal(d["vjp_x"], ct)
+        np.testing.assert_allclose(d["vjp_source"], ct[index])
+        np.testing.assert_allclose(d["jvp_out"], mg.index_add(d["tangent_x"], 0, index,
+                                                              d["tangent_source"]))
+        # per-example gradients: a loop of grad over the stacked examples
+        for b in range(vectors.BATCH):
+            g = mg.grad(lambda x, s, b=b: mg.numpy.sum(
+                mg.numpy.sin(mg.index_add(x, 0, d["batch_index"][b], s)) * d["loss_w"]),
+                argnums=(0, 1))(d["batch_x"][b], d["batch_source"][b])
+            np.testing.assert_allclose(d["per_example_grad_x"][b], g[0], rtol=1e-12)
+            np.testing.assert_allclose(d["per_example_grad_source"][b], g[1], rtol=1e-12)
+
+
+def test_verify_agrees(written: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vectors", "--verify", str(written)]) == 0
+    n = sum(len(op_samples(op)) for op in OPS)
+    assert f"all {n} vector files agree with minigrad" in capsys.readouterr().out
+
+
+def copy_of(written: Path, tmp_path: Path) -> Path:
+    for name, data in files(written).items():
+        (tmp_path / name).write_bytes(data)
+    return tmp_path
+
+
+def test_verify_catches_a_tampered_file(written: Path, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    d = copy_of(written, tmp_path)
+    path = d / "masked_scatter.same-shape-f32.npz"
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["vjp_source"] = arrays["vjp_source"].copy()
+    arrays["vjp_source"].flat[0] += 0.5
+    vectors.write_npz(str(path), arrays)
+    assert main(["vectors", "--verify", str(d)]) == 1
+    out = capsys.readouterr().out
+    assert "masked_scatter.same-shape-f32.npz: vjp_source differs in 1 of 14 elements" in out
+    assert out.splitlines()[-1].startswith("1 differences in")
+
+
+def test_verify_catches_a_tampered_input(written: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    d = copy_of(written, tmp_path)
+    path = d / "index_copy.dup-f64.npz"
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["x"] = arrays["x"] + 1.0  # the stored outputs no longer follow from the inputs
+    vectors.write_npz(str(path), arrays)
+    assert main(["vectors", "--verify", str(d)]) == 1
+    assert "index_copy.dup-f64.npz: out differs" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d: (d / "index_fill.dup-f64.npz").write_bytes(b"not a zip"),
+     "corrupt file"),
+    (lambda d: (d / "index_fill.dup-f64.npz").unlink(), "missing file"),
+    (lambda d: (d / "manifest.json").write_text("{not json"), "corrupt manifest"),
+    (lambda d: (d / "manifest.json").write_text('{"format": "other"}'), "is not a"),
+    (lambda d: (d / "manifest.json").unlink(), "no manifest.json"),
+])
+def test_corrupt_vectors_exit_2(written: Path, tmp_path: Path, damage, message: str,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    d = copy_of(written, tmp_path)
+    damage(d)
+    assert main(["vectors", "--verify", str(d)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
+
+
+def test_unwritable_directory_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                      ) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert main(["vectors", "--out", str(blocker / "sub")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "cannot create the directory" in err
