@@ -24,6 +24,15 @@ def bincount(x, index, source):
     return x + np.bincount(flat, weights=source.ravel(), minlength=n * d).reshape(n, d)
 
 
+def bincount_inplace(x, index, source):
+    # the sums array is ours: adding x into it saves one x-sized allocation
+    n, d = x.shape
+    flat = (index[:, None] * d + np.arange(d)).ravel()
+    out = np.bincount(flat, weights=source.ravel(), minlength=n * d).reshape(n, d)
+    out += x
+    return out
+
+
 def sort_reduceat(x, index, source):
     order = np.argsort(index, kind="stable")
     sorted_index = index[order]
@@ -40,7 +49,7 @@ def minigrad_eager(x, index, source):
 
 CASES = [(8, 4, 3), (256, 64, 64), (4096, 64, 16), (4096, 64, 256), (4096, 64, 1024),
          (4096, 64, 8192), (100_000, 8, 50_000)]
-STRATEGIES = [add_at, bincount, sort_reduceat, minigrad_eager]
+STRATEGIES = [add_at, bincount, bincount_inplace, sort_reduceat, minigrad_eager]
 
 
 def median_us(fn, *args) -> float:

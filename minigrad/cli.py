@@ -52,6 +52,17 @@ def demo() -> int:
     return 0 if np.allclose(per_example, looped) else 1
 
 
+def _seed(text: str) -> int:
+    """``--seed``: a non-negative int (NumPy's generators reject negative seeds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative int; got {value}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="minigrad: JAX-style autodiff and vmap in pure "
                      "NumPy. Commands check every rule of every primitive, explain an op's "
@@ -66,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
                        "test, batching against a loop for every batched combination, "
                        "vmap(grad) against a loop of grad, grad of grad. Exit 1 on a failure.")
     p.add_argument("ops", nargs="*", metavar="OP", help="primitive names (default: all)")
-    p.add_argument("--seed", type=int, default=0, help="first seed of the draws (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="first seed of the draws (default 0)")
     p.add_argument("--examples", type=int, default=1, metavar="N",
                    help="independent draws of every sample (default 1)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
@@ -85,7 +96,7 @@ def _parser() -> argparse.ArgumentParser:
                        "framework is not installed.")
     p.add_argument("--against", required=True, metavar="FRAMEWORK", help="torch or jax")
     p.add_argument("ops", nargs="*", metavar="OP", help="ops among the five (default: all)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the draws (default 0)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
 
     p = sub.add_parser("vectors", help="write or verify golden test vectors",
@@ -97,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--out", metavar="DIR", help="write the vectors into DIR")
     mode.add_argument("--verify", metavar="DIR", help="check the vectors in DIR")
-    p.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the draws (default 0)")
 
     sub.add_parser("demo", help="per-example gradients through index_add, with the jaxpr")
     return parser

@@ -456,6 +456,10 @@ def main(framework: str, ops: Sequence[str] = (), seed: int = 0, as_json: bool =
     from minigrad.check import Progress
 
     start = time.perf_counter()
+    unknown = [o for o in ops if o not in OPS]
+    if unknown:  # before loading the framework: seconds, and maybe not installed
+        raise UsageError(f"crosscheck: unknown op {unknown[0]!r}; the five are "
+                         f"{', '.join(OPS)}")
     fw = load(framework)
     progress = Progress(f"crosscheck {fw.name}", len(ops) or len(OPS))
     try:

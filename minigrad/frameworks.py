@@ -127,7 +127,8 @@ class Torch(Framework):
                 warnings.simplefilter("always")
                 yield
         finally:
-            functorch._set_vmap_fallback_warning_enabled(False)
+            # torch has no getter for this switch: put back its default (on), not "off"
+            functorch._set_vmap_fallback_warning_enabled(True)
         marker = "batching rule for "
         for w in caught:
             text = str(w.message)

@@ -22,7 +22,7 @@ from minigrad.core import (
     new_trace,
     set_current_trace,
 )
-from minigrad.transforms.util import as_operand, as_output, call_paths
+from minigrad.transforms.util import as_operand, as_output, call_paths, check_callable
 from minigrad.tree import tree_flatten, tree_unflatten
 
 
@@ -195,7 +195,7 @@ class JaxprTrace(Trace):
         return self.consts[id(x)][1]
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
-        if not self.stage_all and not any(self.owns(a) for a in args):
+        if not self.stage_all and not any(map(self.owns, args)):
             with set_current_trace(self.parent):  # type: ignore[arg-type]
                 return prim.bind(*args, **params)
         inputs = [self.atom(a) for a in args]
@@ -222,17 +222,26 @@ def make_jaxpr(fun: Callable[..., Any]) -> Callable[..., ClosedJaxpr]:
         d:f64[3] = mul b c
       in (d,) }
     """
+    return make_jaxpr_named(fun, "make_jaxpr")
+
+
+def make_jaxpr_named(fun: Callable[..., Any], transform: str) -> Callable[..., ClosedJaxpr]:
+    """``make_jaxpr``, with errors (and escaped tracers) naming ``transform``
+    (``linear_transpose`` stages its function with it)."""
+    check_callable(transform, fun)
+
     def staged(*args: Any, **kwargs: Any) -> ClosedJaxpr:
         leaves, in_tree = tree_flatten((args, kwargs))  # keyword arguments are inputs too
         paths = call_paths(in_tree)
-        leaves = [as_operand(x, "make_jaxpr", p) for x, p in zip(leaves, paths, strict=True)]
+        leaves = [as_operand(x, transform, p) for x, p in zip(leaves, paths, strict=True)]
         trace = JaxprTrace(current_trace(), stage_all=True)
+        trace.transform = transform
         with new_trace(trace):
             tracers = [trace.new_arg(get_aval(x)) for x in leaves]
             f_args, f_kwargs = tree_unflatten(in_tree, tracers)
             out = fun(*f_args, **f_kwargs)
             out_leaves, out_tree = tree_flatten(out)
-            jaxpr, consts = trace.to_jaxpr([as_output(o, "make_jaxpr") for o in out_leaves])
+            jaxpr, consts = trace.to_jaxpr([as_output(o, transform) for o in out_leaves])
         return ClosedJaxpr(jaxpr, consts, in_tree, out_tree)
 
     return staged

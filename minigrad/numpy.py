@@ -39,18 +39,32 @@ def _result_dtype(*xs: ArrayLike) -> np.dtype:
     return np.result_type(*[get_aval(x).dtype if _is_array(x) else x for x in xs])
 
 
-def _promote(*xs: ArrayLike, dtype: np.dtype | None = None) -> list[Any]:
+def _broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """``np.broadcast_shapes``, with an error naming the function instead of NumPy's."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(f"{name}: operands must broadcast together (equal sizes or 1 in each "
+                         f"axis, aligned from the right); got shapes "
+                         f"{', '.join(map(str, shapes))}") from None
+
+
+def _promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcast"
+             ) -> list[Any]:
     """Convert to one dtype and broadcast to one shape, NumPy's way."""
     dtype = _result_dtype(*xs) if dtype is None else dtype
     arrays = [asarray(x, dtype) if not _is_array(x) else ew.convert_element_type(x, dtype)
               for x in xs]
-    shape = np.broadcast_shapes(*[get_aval(a).shape for a in arrays])
+    shapes = [get_aval(a).shape for a in arrays]
+    if builtins.all(s == shapes[0] for s in shapes):  # nothing to broadcast: the common case
+        return arrays
+    shape = _broadcast_shapes(name, *shapes)
     return [broadcast_to(a, shape) for a in arrays]
 
 
 def _float_dtype(*xs: ArrayLike) -> np.dtype:
     dtype = _result_dtype(*xs)
-    return dtype if np.issubdtype(dtype, np.inexact) else np.dtype(np.float64)
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)  # floating or complex
 
 
 def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Any:
@@ -68,7 +82,7 @@ def _binary(prim_fn: Callable[[Any, Any], Any], float_only: bool = False
             ) -> Callable[[ArrayLike, ArrayLike], Any]:
     def fn(x: ArrayLike, y: ArrayLike) -> Any:
         dtype = _float_dtype(x, y) if float_only else None
-        return prim_fn(*_promote(x, y, dtype=dtype))
+        return prim_fn(*_promote(x, y, dtype=dtype, name=fn.__name__))
 
     fn.__name__ = prim_fn.__name__
     return fn
@@ -77,8 +91,8 @@ def _binary(prim_fn: Callable[[Any, Any], Any], float_only: bool = False
 def _unary(prim_fn: Callable[[Any], Any], float_only: bool = True) -> Callable[[ArrayLike], Any]:
     def fn(x: ArrayLike) -> Any:
         x = asarray(x)
-        if float_only:
-            x = ew.convert_element_type(x, _float_dtype(x))
+        if float_only and get_aval(x).dtype.kind not in "fc":  # _float_dtype(x), for one x
+            x = ew.convert_element_type(x, np.float64)
         return prim_fn(x)
 
     fn.__name__ = prim_fn.__name__
@@ -135,8 +149,8 @@ def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Any:
     condition = asarray(condition)
     if get_aval(condition).dtype != np.bool_:
         condition = not_equal(condition, 0)
-    x, y = _promote(x, y)
-    shape = np.broadcast_shapes(get_aval(condition).shape, get_aval(x).shape)
+    x, y = _promote(x, y, name="where")
+    shape = _broadcast_shapes("where", get_aval(condition).shape, get_aval(x).shape)
     return ew.select(broadcast_to(condition, shape), broadcast_to(x, shape),
                      broadcast_to(y, shape))
 

@@ -24,6 +24,13 @@ def register_pytree_node(
 ) -> None:
     """Make ``nodetype`` a pytree node: ``flatten(x) -> (children, aux)`` and
     ``unflatten(aux, children) -> x``. ``aux`` must be hashable and comparable."""
+    if not isinstance(nodetype, type):
+        raise TypeError(f"register_pytree_node: nodetype must be a class; got "
+                        f"{type(nodetype).__name__}")
+    for name, fn in (("flatten", flatten), ("unflatten", unflatten)):
+        if not callable(fn):
+            raise TypeError(f"register_pytree_node: {name} must be a callable; got "
+                            f"{type(fn).__name__}")
     if nodetype in _registry:
         raise ValueError(f"register_pytree_node: {nodetype.__name__} is already registered")
     _registry[nodetype] = _NodeType(flatten, unflatten)
@@ -109,7 +116,12 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
             leaves.append(x)
             return LEAF
         node_type, spec = node
-        children, aux = spec.to_iterable(x)
+        flat = spec.to_iterable(x)
+        if not isinstance(flat, (tuple, list)) or len(flat) != 2:
+            raise TypeError(f"tree_flatten: the flatten function registered for "
+                            f"{node_type.__name__} must return a pair (children, aux); got "
+                            f"{type(flat).__name__}")
+        children, aux = flat
         return PyTreeDef(node_type, aux, tuple(rec(c) for c in children))
 
     treedef = rec(tree)
@@ -118,6 +130,9 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     """Rebuild a tree of structure ``treedef`` from ``leaves``."""
+    if not isinstance(treedef, PyTreeDef):
+        raise TypeError(f"tree_unflatten: treedef must be a PyTreeDef (from tree_flatten or "
+                        f"tree_structure); got {type(treedef).__name__}")
     leaves = list(leaves)
     if len(leaves) != treedef.num_leaves:
         raise ValueError(f"tree_unflatten: the structure {treedef} needs {treedef.num_leaves} "
@@ -145,6 +160,8 @@ def tree_structure(tree: Any) -> PyTreeDef:
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
     """Apply ``f`` leafwise to ``tree`` and to trees ``rest`` of the same structure."""
+    if not callable(f):
+        raise TypeError(f"tree_map: f must be a callable; got {type(f).__name__}")
     leaves, treedef = tree_flatten(tree)
     others = []
     for r in rest:

@@ -298,3 +298,19 @@ def test_vmap_preserves_dtypes():
 def test_vmap_result_is_ndarray():
     out = mg.vmap(mnp.sin)(X)
     assert type(out) is np.ndarray
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32])
+def test_batched_narrow_index_folds_without_overflow(dtype):
+    # The batching rules fold example b's entries to b * n + i: past 255 for uint8 here.
+    x = np.zeros((20, 30, 3))
+    index = rng.integers(0, 30, (20, 2)).astype(dtype)
+    source = np.ones((20, 2, 3))
+    for op in (mg.index_add, mg.index_copy):
+        def f(x, i, s, op=op):
+            return op(x, 0, i, s)
+
+        expected = np.stack([f(*a) for a in zip(x, index, source, strict=True)])
+        np.testing.assert_array_equal(mg.vmap(f)(x, index, source), expected)
+        np.testing.assert_array_equal(mg.make_jaxpr(mg.vmap(f))(x, index, source)(x, index, source),
+                                      expected)

@@ -56,11 +56,12 @@ def defjvp(prim: Primitive, *derivs: Callable[..., Any] | None) -> None:
 
     def jvp(primals: tuple, tangents: tuple, **params: Any) -> tuple:
         out = prim.bind(*primals, **params)
-        t_out: Any = Zero(ShapedArray(get_aval(out).shape, get_aval(out).dtype))
+        t_out: Any = None  # the sum of the terms so far
         for deriv, t in zip(derivs, tangents, strict=True):
             if deriv is not None and not isinstance(t, Zero):
-                t_out = add_tangents(t_out, deriv(t, *primals, out=out))
-        return out, t_out
+                term = deriv(t, *primals, out=out)
+                t_out = term if t_out is None else add(t_out, term)
+        return out, Zero(get_aval(out)) if t_out is None else t_out
 
     prim.def_jvp(jvp)
 

@@ -7,6 +7,7 @@ files import each other's functions inside the transpose rules only.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -33,10 +34,16 @@ from minigrad.ops.structural import (
     zeros,
 )
 
+_SMALL_INDEX = 32
+
 
 def check_index_values(index: np.ndarray, size: int, op: str, dim: int) -> None:
     """Raise IndexError unless every entry of ``index`` lies in [0, size). NumPy would wrap a
     negative entry; we never do."""
+    if index.size <= _SMALL_INDEX:  # a NumPy reduction costs ~1 us; Python's min/max less here
+        entries = index.ravel().tolist()  # a batched index is 2-D
+        if not entries or (min(entries) >= 0 and max(entries) < size):
+            return
     # One reduction: viewed as unsigned, a negative entry is huge, so max() catches it too.
     unsigned = index.view(index.dtype.str.replace("i", "u")) if index.dtype.kind == "i" else index
     if index.size and unsigned.max() >= size:
@@ -74,9 +81,13 @@ check_index_p.def_batch(lambda axis_size, vals, dims, **params: vectorized_batch
 def fold_index(index: Any, bdim: int, size: int, axis_size: int) -> Any:
     """Fold a batched index into one flat index over a batch-major axis of ``axis_size * size``
     entries: entry ``i`` of example ``b`` becomes ``b * size + i``."""
-    index = moveaxis(index, bdim, 0)
-    dtype = get_aval(index).dtype
-    offsets = arange(0, axis_size * size, size, dtype)
+    # In int64: the folded entries reach axis_size * size, beyond what a narrow dtype holds.
+    if isinstance(index, np.ndarray):  # concrete: fold it now (as check_index checks it now)
+        index = np.moveaxis(index, bdim, 0).astype(np.int64, copy=False)
+        offsets = np.arange(0, axis_size * size, size, dtype=np.int64)
+        return (index + offsets.reshape((axis_size,) + (1,) * (index.ndim - 1))).reshape(-1)
+    index = convert_element_type(moveaxis(index, bdim, 0), np.int64)
+    offsets = arange(0, axis_size * size, size, np.int64)
     shape = get_aval(index).shape
     return reshape(add(index, broadcast_in_dim(offsets, shape, (0,))),
                    (int(np.prod(shape, dtype=np.int64)),))
@@ -160,9 +171,15 @@ def _index_select_batch(axis_size: int, vals: tuple, dims: tuple, *, dim: int) -
 # The index ops check their arguments with these before any work, and name themselves.
 
 
-def as_array(x: Any) -> Any:
-    """An operand of the index ops: tracers and ndarrays pass, anything else becomes one."""
-    return x if isinstance(x, (Tracer, np.ndarray)) else np.asarray(x)
+def as_array(x: Any, op: str = "", name: str = "") -> Any:
+    """An operand of the index ops: tracers and ndarrays pass, anything else becomes one. With
+    ``op`` and ``name``, anything that is not an array of numbers or bools (a string, None, an
+    object) is a TypeError naming them."""
+    out = x if isinstance(x, (Tracer, np.ndarray)) else np.asarray(x)
+    if op and out.dtype.kind not in "biufc":
+        what = f"dtype {out.dtype}" if isinstance(x, np.ndarray) else type(x).__name__
+        raise TypeError(f"{op}: {name} must be an array of numbers or bools; got {what}")
+    return out
 
 
 def logical_shape(x: Any, bdim: int | None) -> tuple[int, ...]:
@@ -173,9 +190,11 @@ def logical_shape(x: Any, bdim: int | None) -> tuple[int, ...]:
 
 def canonical_dim(op: str, dim: Any, ndim: int) -> int:
     """``dim`` in [0, max(ndim, 1)): a 0-d ``x`` has one dimension of size 1, as in PyTorch."""
+    n = max(ndim, 1)
+    if type(dim) is int and 0 <= dim < n:  # the common case, checked cheaply
+        return dim
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, (bool, np.bool_)):
         raise TypeError(f"{op}: dim must be an int; got {type(dim).__name__}")
-    n = max(ndim, 1)
     if not -n <= dim < n:
         raise ValueError(f"{op}: dim must be in [{-n}, {n}) for x of rank {ndim}; got {dim}")
     return int(dim) % n
@@ -204,6 +223,8 @@ def check_mask(op: str, x: Any, mask: Any) -> tuple[int, ...]:
     (no uint8) that broadcasts with ``x``."""
     if mask.dtype != np.bool_:
         raise TypeError(f"{op}: mask must be a bool array; got dtype {mask.dtype}")
+    if mask.shape == x.shape:
+        return x.shape  # type: ignore[no-any-return]
     try:
         return tuple(np.broadcast_shapes(x.shape, mask.shape))
     except ValueError:
@@ -236,6 +257,8 @@ def check_same_dtype(op: str, x: Any, name: str, other: Any) -> None:
 
 def static_scalar(op: str, name: str, value: Any, dtype: np.dtype) -> Any:
     """A Python number that ``dtype`` holds exactly, or a TypeError naming ``op`` and ``name``."""
+    if type(value) is float or type(value) is int:  # the common case: skip the checks below
+        return exact_cast(op, name, value, dtype)
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     if isinstance(value, np.generic):
@@ -248,7 +271,12 @@ def static_scalar(op: str, name: str, value: Any, dtype: np.dtype) -> Any:
 def exact_cast(op: str, name: str, value: bool | int | float | complex, dtype: np.dtype
                ) -> Any:
     """``value`` as a Python number of ``dtype``'s kind, if ``dtype`` can hold it."""
-    kind = np.dtype(dtype).kind
+    try:
+        kind = dtype.kind  # a np.dtype, as a rule: this is the fast way to ask
+    except AttributeError:
+        kind = np.dtype(dtype).kind
+    if kind == "f" and not isinstance(value, complex) and -3e38 <= value <= 3e38:
+        return float(value)  # fits every float dtype: the common case, cheaply
     if isinstance(value, complex) and kind != "c":
         raise TypeError(f"{op}: {name} must be real for x of dtype {dtype}; got {value}")
     if kind == "c":
@@ -269,7 +297,9 @@ def exact_cast(op: str, name: str, value: bool | int | float | complex, dtype: n
         return int(value)
     if kind == "f":
         if abs(value) > 3e38 and np.isfinite(value) and abs(value) > float(np.finfo(dtype).max):
-            raise TypeError(f"{op}: {name} {value} overflows x's dtype {dtype}")
+            limit = float(np.finfo(dtype).max)
+            raise TypeError(f"{op}: {name} must be within x's dtype {dtype} range "
+                            f"[{-limit:.4g}, {limit:.4g}]; got {value}")
         return float(value)
     return value
 
@@ -282,18 +312,23 @@ def exact_cast(op: str, name: str, value: bool | int | float | complex, dtype: n
 # operand batching dims): each example packs its own row, which is what the batching rules bind.
 
 
-def mask_slots(mask: np.ndarray, batch_dims: int) -> tuple[np.ndarray, np.ndarray]:
-    """``mask`` as a (examples, elements) matrix, and for each element the number of true
-    entries before it in its row: the slot a true entry takes in its packed row."""
-    rows = int(np.prod(mask.shape[:batch_dims], dtype=np.int64))
-    flat = mask.reshape(rows, int(np.prod(mask.shape[batch_dims:], dtype=np.int64)))
-    return flat, np.cumsum(flat, axis=1) - 1
+def mask_counts(mask: np.ndarray, batch_dims: int) -> np.ndarray:
+    """The number of true entries of each example of ``mask`` (its first ``batch_dims`` axes
+    index the examples), as a 1-D array in row-major order of the examples."""
+    rows = math.prod(mask.shape[:batch_dims])
+    return mask.reshape(rows, math.prod(mask.shape[batch_dims:])).sum(axis=1)
 
 
-def first_overfull(flat: np.ndarray, n: int, lead: tuple[int, ...]) -> tuple[int, str] | None:
-    """(count, where) for the first row of ``flat`` with more than ``n`` true entries, else
-    None; ``where`` names the example when there are batch axes (shape ``lead``)."""
-    counts = flat.sum(axis=1)
+def packed_slots(counts: np.ndarray, n: int) -> np.ndarray:
+    """A bool (examples, n) matrix, True at the first ``counts[e]`` slots of row ``e``: the
+    slots that example ``e``'s true mask entries fill, in order."""
+    return np.arange(n) < counts[:, None]
+
+
+def first_overfull(counts: np.ndarray, n: int, lead: tuple[int, ...]
+                   ) -> tuple[int, str] | None:
+    """(count, where) for the first example with more than ``n`` true entries, else None;
+    ``where`` names the example when there are batch axes (shape ``lead``)."""
     over = np.flatnonzero(counts > n)
     if not over.size:
         return None
@@ -314,7 +349,7 @@ def masked_gather(y: Any, mask: Any, n: int) -> Any:
     >>> masked_gather(np.array([1., 2., 3.]), np.array([True, False, True]), 4)
     array([1., 3., 0., 0.])
     """
-    y, mask = as_array(y), as_array(mask)
+    y, mask = as_array(y, "masked_gather", "y"), as_array(mask, "masked_gather", "mask")
     if get_aval(mask).dtype != np.bool_:
         raise TypeError(f"masked_gather: mask must be a bool array; got dtype "
                         f"{get_aval(mask).dtype}")
@@ -332,15 +367,24 @@ def masked_gather(y: Any, mask: Any, n: int) -> Any:
 @masked_gather_p.def_impl
 def _masked_gather_impl(y: np.ndarray, mask: np.ndarray, *, n: int, batch_dims: int
                         ) -> np.ndarray:
-    flat, slots = mask_slots(mask, batch_dims)
+    if batch_dims == 0:  # one example: its true entries, in row-major order, fill out[:count]
+        count = np.count_nonzero(mask)
+        if count > n:
+            raise ValueError(f"masked_gather: n must be at least {count} (the number of true "
+                             f"entries of mask); got {n}")
+        out = np.zeros(n, y.dtype)
+        out[:count] = np.asarray(y)[mask]
+        return out
+    counts = mask_counts(mask, batch_dims)
     lead = mask.shape[:batch_dims]
-    over = first_overfull(flat, n, lead)
+    over = first_overfull(counts, n, lead)
     if over is not None:
         raise ValueError(f"masked_gather: n must be at least {over[0]} (the number of true "
                          f"entries of mask{over[1]}); got {n}")
-    out = np.zeros((flat.shape[0], n), y.dtype)
-    rows, cols = np.nonzero(flat)
-    out[rows, slots[rows, cols]] = y.reshape(flat.shape)[rows, cols]
+    out = np.zeros((counts.shape[0], n), y.dtype)
+    # Both boolean indexings run in row-major order, example by example: y's true entries land
+    # in the first counts[e] slots of row e.
+    out[packed_slots(counts, n)] = np.asarray(y)[mask]
     return out.reshape((*lead, n))
 
 

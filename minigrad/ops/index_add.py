@@ -40,7 +40,7 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     >>> mg.index_add(np.zeros(5), 0, np.array([1, 1, 3]), np.array([1., 2., 3.]))
     array([0., 3., 0., 3., 0.])
     """
-    x, source = as_array(x), as_array(source)
+    x, source = as_array(x, "index_add", "x"), as_array(source, "index_add", "source")
     dim = canonical_dim("index_add", dim, x.ndim)
     shape = x.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
     index = canonical_index("index_add", index, shape[dim], dim)
@@ -85,9 +85,11 @@ def scatter_add(x: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray) 
         rows = np.arange(pre)[:, None, None] * n + index[None, :, None]
         flat = (rows * post + np.arange(post)[None, None, :]).ravel()
         sums = np.bincount(flat, weights=source.ravel(), minlength=x.size)  # float64 sums
-        return x + sums.reshape(x.shape).astype(x.dtype, copy=False)
+        out = sums.reshape(x.shape).astype(x.dtype, copy=False)
+        out += x  # into the array bincount made: one new x-sized array, as with np.add.at
+        return out
     out = x.copy()  # np.add.at writes in place: never into the caller's array
-    where: Any = (slice(None),) * dim + (index,)
+    where: Any = (slice(None),) * dim + (index,) if dim else index
     np.add.at(out, where, source)
     return out
 

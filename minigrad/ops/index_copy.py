@@ -44,7 +44,7 @@ def index_copy(x: Any, dim: int, index: Any, source: Any) -> Any:
     >>> index_copy(np.zeros(5), 0, np.array([1, 1, 3]), np.array([1., 2., 3.]))
     array([0., 2., 0., 3., 0.])
     """
-    x, source = as_array(x), as_array(source)
+    x, source = as_array(x, "index_copy", "x"), as_array(source, "index_copy", "source")
     dim = canonical_dim("index_copy", dim, x.ndim)
     shape = x.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
     index = canonical_index("index_copy", index, shape[dim], dim)
@@ -65,13 +65,33 @@ def index_copy(x: Any, dim: int, index: Any, source: Any) -> Any:
 def _index_copy_impl(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int
                      ) -> np.ndarray:
     check_index_values(index, x.shape[dim], "index_copy", dim)
+    winners = _winners(index, x.shape[dim])  # each destination written once: deterministic
+    if winners is not None:  # some entry repeats: keep its last occurrence only
+        index, source = index[winners], np.compress(winners, source, axis=dim)
     out = x.copy()  # never write into the caller's array
-    winners = _last_occurrence_impl(index)  # each destination written once: deterministic
-    before = (slice(None),) * dim
-    dest: tuple[Any, ...] = (*before, index[winners])
-    picked: tuple[Any, ...] = (*before, winners)
-    out[dest] = source[picked]
+    dest: Any = (slice(None),) * dim + (index,) if dim else index
+    out[dest] = source
     return out
+
+
+def _winners(index: np.ndarray, size: int) -> np.ndarray | None:
+    """For a 1-D ``index`` into an axis of ``size``: None if its entries are distinct, else a
+    bool array, True at the last occurrence of each value."""
+    k = index.shape[0]
+    if k <= 32:  # a few entries: Python's set and dict cost less than NumPy's calls
+        entries = index.tolist()
+        if len(set(entries)) == k:
+            return None
+        last = {v: i for i, v in enumerate(entries)}
+        winners = np.zeros(k, bool)
+        winners[list(last.values())] = True
+        return winners
+    # The largest position of each value, scattered deterministically (ufunc.at is ordered).
+    last_pos = np.full(size, -1)
+    positions = np.arange(k)
+    np.maximum.at(last_pos, index, positions)
+    winners = last_pos[index] == positions
+    return None if winners.all() else winners
 
 
 @index_copy_p.def_abstract_eval
@@ -90,7 +110,11 @@ def _index_copy_jvp(primals: tuple, tangents: tuple, *, dim: int) -> tuple:
     # out_dot = index_copy(x_dot, dim, index, source_dot)
     (x, index, source), (tx, _, ts) = primals, tangents
     out = index_copy_p.bind(x, index, source, dim=dim)
-    return out, index_copy_p.bind(instantiate(tx), index, instantiate(ts), dim=dim)
+    if isinstance(ts, Zero):  # copying zeros in: the same as filling with 0, with no source
+        from minigrad.ops.index_fill import index_fill_p
+
+        return out, index_fill_p.bind(tx, index, np.zeros((), get_aval(tx).dtype), dim=dim)
+    return out, index_copy_p.bind(instantiate(tx), index, ts, dim=dim)
 
 
 @index_copy_p.def_transpose

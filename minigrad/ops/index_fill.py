@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import Primitive, ShapedArray, UndefPrimal, get_aval
+from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
 from minigrad.ops.elementwise import instantiate, select
 from minigrad.ops.gather import (
     as_array,
@@ -52,7 +52,7 @@ def index_fill(x: Any, dim: int, index: Any, value: Any) -> Any:
     array([[-1.,  1., -1.],
            [-1.,  1., -1.]])
     """
-    x = as_array(x)
+    x = as_array(x, "index_fill", "x")
     dim = canonical_dim("index_fill", dim, x.ndim)
     shape = x.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
     index = canonical_index("index_fill", index, shape[dim], dim)
@@ -87,7 +87,8 @@ def _index_fill_jvp(primals: tuple, tangents: tuple, *, dim: int) -> tuple:
     # out_dot = index_fill(x_dot, dim, index, value_dot), value_dot = 0 for a constant value
     (x, index, value), (tx, _, tv) = primals, tangents
     out = index_fill_p.bind(x, index, value, dim=dim)
-    return out, index_fill_p.bind(instantiate(tx), index, instantiate(tv), dim=dim)
+    tv = np.zeros((), get_aval(value).dtype) if isinstance(tv, Zero) else tv  # a constant 0
+    return out, index_fill_p.bind(instantiate(tx), index, tv, dim=dim)
 
 
 @index_fill_p.def_transpose
@@ -136,6 +137,16 @@ def _fill_batched(axis_size: int, x: Any, xd: int | None, index: Any, idd: int |
     # A batched index: fold the batch into dim, with example b's entries offset by b * n.
     n = logical_shape(x, xd)[dim]
     index = check_index(index, n, "index_fill", dim)
-    out = index_fill_p.bind(fold_operand(x, xd, dim, axis_size),
-                            fold_index(index, idd, n, axis_size), value, dim=dim)
-    return unfold(out, dim, axis_size, n), dim
+    folded = fold_index(index, idd, n, axis_size)
+    if dim == 0 and xd == 0:  # (B, n, ...) -> (B * n, ...) is a free reshape
+        out = index_fill_p.bind(fold_operand(x, xd, dim, axis_size), folded, value, dim=dim)
+        return unfold(out, dim, axis_size, n), dim
+    # Elsewhere folding x would transpose it (a copy, and another to unfold): fold a small
+    # (B, n) bool mask instead, and fill x where it is True, broadcast over x's other axes.
+    from minigrad.ops.masked_fill import masked_fill_p  # here: each op's module owns its _p
+
+    filled = index_fill_p.bind(full((axis_size * n,), False, bool), folded, np.asarray(True),
+                               dim=0)
+    x = bdim_to_front(x, xd, axis_size)
+    mask = broadcast_in_dim(reshape(filled, (axis_size, n)), get_aval(x).shape, (0, dim + 1))
+    return masked_fill_p.bind(x, mask, value), 0

@@ -30,7 +30,7 @@ def masked_fill(x: Any, mask: Any, value: Any) -> Any:
     >>> masked_fill(np.array([1., 2., 3.]), np.array([True, False, True]), 0.5)
     array([0.5, 2. , 0.5])
     """
-    x, mask = as_array(x), as_array(mask)
+    x, mask = as_array(x, "masked_fill", "x"), as_array(mask, "masked_fill", "mask")
     shape = check_mask("masked_fill", x, mask)
     value = value_operand("masked_fill", value, x.dtype)
     return masked_fill_p.bind(broadcast_to(x, shape), broadcast_to(mask, shape), value)

@@ -13,19 +13,29 @@ least ``mask.sum()`` elements; the extra ones are ignored and get zero gradient.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
+from minigrad.core import (
+    Primitive,
+    ShapedArray,
+    UndefPrimal,
+    Zero,
+    current_trace,
+    eval_trace,
+    get_aval,
+)
 from minigrad.ops.elementwise import instantiate, select
 from minigrad.ops.gather import (
     as_array,
     check_mask,
     check_same_dtype,
     first_overfull,
-    mask_slots,
+    mask_counts,
     masked_gather_p,
+    packed_slots,
 )
 from minigrad.ops.masked_fill import fill_zero
 from minigrad.ops.structural import bdim_to_front, broadcast_in_dim, broadcast_to, reshape, zeros
@@ -47,31 +57,43 @@ def masked_scatter(x: Any, mask: Any, source: Any) -> Any:
     >>> masked_scatter(np.zeros(4), np.array([True, False, True, True]), np.array([1., 2., 3., 4.]))
     array([1., 0., 2., 3.])
     """
-    x, mask, source = as_array(x), as_array(mask), as_array(source)
+    x, mask = as_array(x, "masked_scatter", "x"), as_array(mask, "masked_scatter", "mask")
+    source = as_array(source, "masked_scatter", "source")
     shape = check_mask("masked_scatter", x, mask)
     check_same_dtype("masked_scatter", x, "source", source)
-    n = get_aval(source).size
-    if isinstance(mask, np.ndarray):
-        count = int(np.count_nonzero(np.broadcast_to(mask, shape)))
+    n = source.size
+    # A concrete mask is counted now; eagerly the impl counts it (once), before any work.
+    if isinstance(mask, np.ndarray) and current_trace() is not eval_trace:
+        count = np.count_nonzero(mask) * (math.prod(shape) // max(mask.size, 1))
         if count > n:
             raise _too_small(count, "", n)
-    return masked_scatter_p.bind(broadcast_to(x, shape), broadcast_to(mask, shape),
-                                 reshape(source, (n,)), batch_dims=0)
+    # (the shape tests skip the calls when there is nothing to do, as there usually is not)
+    return masked_scatter_p.bind(x if x.shape == shape else broadcast_to(x, shape),
+                                 mask if mask.shape == shape else broadcast_to(mask, shape),
+                                 source if source.ndim == 1 else reshape(source, (n,)),
+                                 batch_dims=0)
 
 
 @masked_scatter_p.def_impl
 def _masked_scatter_impl(x: np.ndarray, mask: np.ndarray, source: np.ndarray, *,
                          batch_dims: int) -> np.ndarray:
-    # slot k of an example's row takes source[k]: a cumsum of the mask numbers the true entries
-    flat, slots = mask_slots(mask, batch_dims)
     n = source.shape[-1]
-    over = first_overfull(flat, n, mask.shape[:batch_dims])
+    if batch_dims == 0:  # one example: its true entries, in row-major order, take source[:count]
+        count = int(np.count_nonzero(mask))
+        if count > n:
+            raise _too_small(count, "", n)
+        out = np.array(x)  # a copy, an array even for a NumPy scalar: never the caller's array
+        out[mask] = source[:count]
+        return out
+    counts = mask_counts(mask, batch_dims)
+    over = first_overfull(counts, n, mask.shape[:batch_dims])
     if over is not None:
         raise _too_small(*over, n)
-    if n == 0:  # then the mask is all false
-        return np.array(x)
-    taken = np.take_along_axis(source.reshape(flat.shape[0], n), np.clip(slots, 0, n - 1), 1)
-    return np.where(flat, taken, x.reshape(flat.shape)).reshape(x.shape)
+    out = np.array(x)
+    # Both boolean indexings run in row-major order, example by example: example e's true
+    # entries take the first counts[e] elements of its source row.
+    out[mask] = source.reshape(counts.shape[0], n)[packed_slots(counts, n)]
+    return out
 
 
 @masked_scatter_p.def_abstract_eval

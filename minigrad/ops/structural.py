@@ -40,7 +40,7 @@ transpose_p = Primitive("transpose")
 
 
 def transpose(x: Any, permutation: Sequence[int]) -> Any:
-    permutation = tuple(int(p) for p in permutation)
+    permutation = tuple(map(int, permutation))
     if permutation == tuple(range(len(permutation))):
         return x
     return transpose_p.bind(x, permutation=permutation)
@@ -104,7 +104,7 @@ broadcast_in_dim_p = Primitive("broadcast_in_dim")
 
 def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
     """Broadcast ``x`` to ``shape``; axis i of ``x`` becomes axis ``broadcast_dimensions[i]``."""
-    shape, bdims = tuple(int(s) for s in shape), tuple(int(b) for b in broadcast_dimensions)
+    shape, bdims = tuple(map(int, shape)), tuple(map(int, broadcast_dimensions))
     if get_aval(x).shape == shape and bdims == tuple(range(len(shape))):
         return x
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=bdims)
@@ -113,8 +113,10 @@ def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequenc
 def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
     """``x`` broadcast to ``shape`` NumPy-style, trailing axes aligned (shapes not checked)."""
     shape = tuple(shape)
-    ndim = get_aval(x).ndim
-    return broadcast_in_dim(x, shape, tuple(range(len(shape) - ndim, len(shape))))
+    x_shape = get_aval(x).shape
+    if x_shape == shape:
+        return x
+    return broadcast_in_dim(x, shape, tuple(range(len(shape) - len(x_shape), len(shape))))
 
 
 @broadcast_in_dim_p.def_impl
@@ -169,7 +171,7 @@ reshape_p = Primitive("reshape")
 
 
 def reshape(x: Any, new_sizes: Sequence[int]) -> Any:
-    new_sizes = tuple(int(s) for s in new_sizes)
+    new_sizes = tuple(map(int, new_sizes))
     if get_aval(x).shape == new_sizes:
         return x
     return reshape_p.bind(x, new_sizes=new_sizes)
@@ -560,7 +562,7 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any) -> Any:
     if dtype == float0:  # float0 zeros hold no data; there is nothing to stage.
         return np.zeros(tuple(shape), float0)
     value = np.asarray(fill_value, dtype).item()
-    return full_p.bind(shape=tuple(int(s) for s in shape), fill_value=value, dtype=dtype)
+    return full_p.bind(shape=tuple(map(int, shape)), fill_value=value, dtype=dtype)
 
 
 def zeros(aval: ShapedArray) -> Any:

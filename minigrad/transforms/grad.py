@@ -9,9 +9,17 @@ import numpy as np
 
 from minigrad.core import get_aval
 from minigrad.ops.structural import full
-from minigrad.transforms.jvp import jacfwd, primal_part
+from minigrad.transforms.jvp import jacfwd_named, primal_part
 from minigrad.transforms.transpose import vjp_flat
-from minigrad.transforms.util import as_operand, as_output, check_argnums, split_rows, std_basis
+from minigrad.transforms.util import (
+    as_operand,
+    as_output,
+    check_argnums,
+    check_callable,
+    split_rows,
+    std_basis,
+    unaliased,
+)
 from minigrad.transforms.vmap import vmap
 from minigrad.tree import leaf_paths, tree_flatten, tree_map, tree_unflatten
 
@@ -49,9 +57,17 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     """``(fun(*args), gradient)``; with ``has_aux`` ``fun`` returns ``(value, aux)`` and the
     result is ``((value, aux), gradient)``. The gradient has the structure of
     ``args[argnums]`` (a tuple of them when argnums is a tuple)."""
+    return _value_and_grad(fun, argnums, has_aux, "value_and_grad")
+
+
+def _value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool,
+                    transform: str) -> Callable[..., Any]:
+    """``value_and_grad``, with errors (and escaped tracers) naming ``transform``."""
+    check_callable(transform, fun)
+
     def vg(*args: Any, **kwargs: Any) -> Any:
         # Keyword arguments are passed through, never differentiated (as in JAX).
-        nums, leaves, tree = _dyn_args("grad", args, argnums)
+        nums, leaves, tree = _dyn_args(transform, args, argnums)
         f = _with_dyn(partial(fun, **kwargs) if kwargs else fun, args, nums, tree)
         aux_box: list[Any] = []
 
@@ -59,27 +75,34 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
             out = f(*xs)
             if has_aux:
                 if not isinstance(out, tuple) or len(out) != 2:
-                    raise TypeError("grad: with has_aux=True the function must return a pair "
-                                    "(output, aux)")
+                    raise TypeError(f"{transform}: with has_aux=True the function must return "
+                                    f"a pair (output, aux)")
                 out, aux = out
                 aux_box.append(tree_map(primal_part, aux))
-            out = as_output(out, "grad")
+            if isinstance(out, (tuple, list, dict)) or out is None:
+                raise TypeError(f"{transform}: the function must return a scalar array; got a "
+                                f"{type(out).__name__} (to return more, use has_aux=True and "
+                                f"return (scalar, aux))")
+            out = as_output(out, transform)
             aval = get_aval(out)
             if aval.shape != ():
-                raise TypeError(f"grad: the function must return a scalar (shape ()); got "
-                                f"shape {aval.shape}. Use jacrev for a Jacobian, or sum the "
-                                f"output")
+                raise TypeError(f"{transform}: the function must return a scalar (shape ()); "
+                                f"got shape {aval.shape}. Use jacrev for a Jacobian, or sum "
+                                f"the output")
             if not np.issubdtype(aval.dtype, np.floating):
-                raise TypeError(f"grad: the function must return a real floating scalar; got "
-                                f"dtype {aval.dtype}")
+                raise TypeError(f"{transform}: the function must return a real floating "
+                                f"scalar; got dtype {aval.dtype}")
             return out
 
-        _, (value,), pullback = vjp_flat(scalar_fun, leaves, "grad")
+        _, (value,), pullback = vjp_flat(scalar_fun, leaves, transform)
         grads = pullback([full((), 1, get_aval(value).dtype)])
         g = tree_unflatten(tree, grads)
         g = g[0] if isinstance(argnums, int) else g
+        (value,) = unaliased([value], leaves)  # f may return its (0-d) argument
         if has_aux:
-            return (value, tree_map(lambda x: as_output(x, "grad"), aux_box[0])), g
+            aux_leaves, aux_tree = tree_flatten(tree_map(lambda x: as_output(x, transform),
+                                                         aux_box[0]))
+            return (value, tree_unflatten(aux_tree, unaliased(aux_leaves, leaves))), g
         return value, g
 
     return vg
@@ -93,7 +116,7 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
     >>> mg.grad(lambda x: (x ** 2).sum())(np.array([1.0, 2.0]))
     array([2., 4.])
     """
-    vg = value_and_grad(fun, argnums, has_aux)
+    vg = _value_and_grad(fun, argnums, has_aux, "grad")
 
     def g(*args: Any, **kwargs: Any) -> Any:
         (_, aux), grads = (vg(*args, **kwargs) if has_aux
@@ -106,14 +129,23 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
 def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """The Jacobian by reverse mode: ``vmap`` of the VJP over the standard output basis. Same
     layout as ``jacfwd``: output shape followed by input shape."""
+    return _jacrev(fun, argnums, "jacrev")
+
+
+def _jacrev(fun: Callable[..., Any], argnums: int | Sequence[int], transform: str
+            ) -> Callable[..., Any]:
+    """``jacrev``, with errors (and escaped tracers) naming ``transform``."""
+    check_callable(transform, fun)
+
     def jac(*args: Any, **kwargs: Any) -> Any:
-        nums, leaves, tree = _dyn_args("jacrev", args, argnums)
+        nums, leaves, tree = _dyn_args(transform, args, argnums)
         f = _with_dyn(partial(fun, **kwargs) if kwargs else fun, args, nums, tree)
-        out_tree, primals_out, pullback = vjp_flat(f, leaves, "jacrev")
+        out_tree, primals_out, pullback = vjp_flat(f, leaves, transform)
         for p, path in zip(primals_out, leaf_paths(out_tree, "output"), strict=True):
             if not np.issubdtype(get_aval(p).dtype, np.floating):
-                raise TypeError(f"jacrev: the function's outputs must be floating; {path} has "
-                                f"dtype {get_aval(p).dtype} (jacfwd gives float0 zeros there)")
+                raise TypeError(f"{transform}: the function's outputs must be floating; {path} "
+                                f"has dtype {get_aval(p).dtype} (jacfwd gives float0 zeros "
+                                f"there)")
         out_shapes = [get_aval(p).shape for p in primals_out]
         basis = std_basis(out_shapes, [get_aval(p).dtype for p in primals_out])
         rows = vmap(lambda *cts: pullback(list(cts)))(*basis)  # each (M, *in_shape)
@@ -133,4 +165,4 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
 
 def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """The Hessian of a scalar ``fun``: ``jacfwd(jacrev(fun))``."""
-    return jacfwd(jacrev(fun, argnums), argnums)
+    return jacfwd_named(_jacrev(fun, argnums, "hessian"), argnums, "hessian")

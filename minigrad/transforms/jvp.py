@@ -29,25 +29,30 @@ from minigrad.transforms.util import (
     as_operand,
     as_output,
     check_argnums,
+    check_callable,
     flat_call,
     split_rows,
     std_basis,
+    unaliased,
 )
 from minigrad.transforms.vmap import vmap
 from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 
 
 class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent")
+    __slots__ = ("primal", "tangent", "_aval")
 
     def __init__(self, trace: JVPTrace, primal: Any, tangent: Any):
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
+        self._aval: ShapedArray | None = None
 
     @property
     def aval(self) -> ShapedArray:
-        return get_aval(self.primal)
+        if self._aval is None:  # computed once: rules ask for it often, and it never changes
+            self._aval = get_aval(self.primal)
+        return self._aval
 
     def concrete(self) -> np.ndarray | None:
         p = self.primal
@@ -64,10 +69,13 @@ class JVPTrace(Trace):
         return x, Zero(ShapedArray(aval.shape, tangent_dtype(aval.dtype)))
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
-        primals, tangents = zip(*map(self.to_pair, args), strict=True) if args else ((), ())
+        # Our tracers never hold a Zero tangent (box returns the primal instead), so an
+        # operation on none of them has only Zero tangents: no JVP work.
+        if not any(map(self.owns, args)):
+            with set_current_trace(self.parent):  # type: ignore[arg-type]
+                return prim.bind(*args, **params)
+        primals, tangents = zip(*map(self.to_pair, args), strict=True)
         with set_current_trace(self.parent):  # type: ignore[arg-type]
-            if all(isinstance(t, Zero) for t in tangents):
-                return prim.bind(*primals, **params)
             if prim.jvp is None:
                 raise NotImplementedError(f"differentiation rule for '{prim}' not implemented")
             primal_out, tangent_out = prim.jvp(primals, tangents, **params)
@@ -121,6 +129,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     >>> mg.jvp(mg.numpy.sin, (np.float64(0.0),), (np.float64(2.0),))
     (array(0.), array(2.))
     """
+    check_callable("jvp", fun)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError(f"jvp: primals and tangents must be tuples or lists; got "
                         f"{type(primals).__name__} and {type(tangents).__name__}")
@@ -136,6 +145,8 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     for path, p, t in zip(paths, p_leaves, t_leaves, strict=True):
         _check_tangent(path, p, t)
     out_tree, primals_out, tangents_out = jvp_flat(flat_call(fun, p_tree), p_leaves, t_leaves)
+    primals_out, tangents_out = (unaliased(o, [*p_leaves, *t_leaves])
+                                 for o in (primals_out, tangents_out))
     return tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out)
 
 
@@ -145,14 +156,23 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
     Each leaf of the result has the output leaf's shape followed by the input leaf's shape;
     the result has the output's structure, each leaf holding the inputs' structure.
     """
+    return jacfwd_named(fun, argnums, "jacfwd")
+
+
+def jacfwd_named(fun: Callable[..., Any], argnums: int | Sequence[int], transform: str
+                 ) -> Callable[..., Any]:
+    """``jacfwd``, with errors (and escaped tracers) naming ``transform`` (``hessian`` uses
+    it)."""
+    check_callable(transform, fun)
+
     def jac(*args: Any, **kwargs: Any) -> Any:  # keyword arguments are not differentiated
-        nums = check_argnums("jacfwd", argnums, len(args))
+        nums = check_argnums(transform, argnums, len(args))
         dyn_leaves, dyn_tree = tree_flatten(tuple(args[i] for i in nums))
         paths = leaf_paths(dyn_tree, "args")
-        dyn_leaves = [as_operand(x, "jacfwd", p) for x, p in zip(dyn_leaves, paths, strict=True)]
+        dyn_leaves = [as_operand(x, transform, p) for x, p in zip(dyn_leaves, paths, strict=True)]
         for x, path in zip(dyn_leaves, paths, strict=True):
             if not np.issubdtype(get_aval(x).dtype, np.floating):
-                raise TypeError(f"jacfwd: {path} must be a floating array; got "
+                raise TypeError(f"{transform}: {path} must be a floating array; got "
                                 f"{get_aval(x).dtype}")
 
         def f_dyn(*leaves: Any) -> Any:
@@ -166,7 +186,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
         holder: dict[str, Any] = {}
 
         def push(*ts: Any) -> list:
-            out_tree, _, tangents_out = jvp_flat(f_dyn, dyn_leaves, ts, "jacfwd")
+            out_tree, _, tangents_out = jvp_flat(f_dyn, dyn_leaves, ts, transform)
             holder["tree"] = out_tree
             return tangents_out
 
@@ -187,4 +207,4 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
     return jac
 
 
-__all__ = ["JVPTrace", "JVPTracer", "jvp", "jacfwd", "jvp_flat", "primal_part"]
+__all__ = ["JVPTrace", "JVPTracer", "jvp", "jacfwd", "jacfwd_named", "jvp_flat", "primal_part"]

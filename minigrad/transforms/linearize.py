@@ -20,7 +20,7 @@ from minigrad.core import (
 )
 from minigrad.jaxpr import ClosedJaxpr, JaxprTrace, dce_closed, eval_jaxpr
 from minigrad.transforms.jvp import jvp_flat
-from minigrad.transforms.util import as_operand, flat_call
+from minigrad.transforms.util import as_operand, check_callable, flat_call, unaliased
 from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 
 
@@ -49,6 +49,7 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
     >>> f_jvp(np.float64(3.0))
     array(3.)
     """
+    check_callable("linearize", fun)
     leaves, in_tree = tree_flatten(primals)
     paths = leaf_paths(in_tree, "primals")
     leaves = [as_operand(x, "linearize", p) for x, p in zip(leaves, paths, strict=True)]
@@ -70,10 +71,11 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
                 raise TypeError(f"linearize: the tangent of {p} must have dtype "
                                 f"{dtype_name(v.aval.dtype)} (float0 for integer and bool "
                                 f"primals); got {dtype_name(got.dtype)}")
-        return tree_unflatten(out_tree, eval_jaxpr(lin.jaxpr, lin.consts, *t_leaves))
+        outs = eval_jaxpr(lin.jaxpr, lin.consts, *t_leaves)
+        return tree_unflatten(out_tree, unaliased(outs, t_leaves))
 
     f_jvp.jaxpr = lin  # type: ignore[attr-defined]  # the linear jaxpr, for reading
-    return tree_unflatten(out_tree, primals_out), f_jvp
+    return tree_unflatten(out_tree, unaliased(primals_out, leaves)), f_jvp
 
 
 __all__ = ["linearize", "linearize_flat", "Zero"]

@@ -12,11 +12,17 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from minigrad.core import ShapedArray, UndefPrimal, Zero, float0, get_aval, tangent_dtype
-from minigrad.jaxpr import Jaxpr, Literal, Var, dce_closed, make_jaxpr
+from minigrad.jaxpr import Jaxpr, Literal, Var, dce_closed, make_jaxpr_named
 from minigrad.ops.elementwise import add_tangents, instantiate
 from minigrad.transforms.jvp import primal_part
 from minigrad.transforms.linearize import linearize_flat
-from minigrad.transforms.util import as_operand, as_output, flat_call
+from minigrad.transforms.util import (
+    as_operand,
+    as_output,
+    check_callable,
+    flat_call,
+    unaliased,
+)
 from minigrad.tree import leaf_paths, tree_flatten, tree_map, tree_unflatten
 
 
@@ -70,9 +76,10 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear: Sequence[bool],
 def _check_ct(path: str, ct: Any, expected: ShapedArray, transform: str) -> Any:
     aval = get_aval(ct)
     if aval.shape != expected.shape or aval.dtype != expected.dtype:
-        raise ValueError(f"{transform}: the cotangent of {path} must be "
-                         f"{expected.str_short()} (the output's shape and tangent dtype); got "
-                         f"{aval.str_short()}")
+        # a wrong dtype is a wrong kind (TypeError); a wrong shape a ValueError
+        error = ValueError if aval.shape != expected.shape else TypeError
+        raise error(f"{transform}: the cotangent of {path} must be {expected.str_short()} (the "
+                    f"output's shape and tangent dtype); got {aval.str_short()}")
     return ct
 
 
@@ -109,6 +116,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
     >>> f_vjp(np.float64(2.0))
     (array(2.),)
     """
+    check_callable("vjp", fun)
     leaves, in_tree = tree_flatten(primals)
     paths = leaf_paths(in_tree, "primals")
     leaves = [as_operand(x, "vjp", p) for x, p in zip(leaves, paths, strict=True)]
@@ -132,13 +140,14 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
         if ct_tree != out_tree:
             raise ValueError(f"vjp: the cotangent must have the output's structure {out_tree}; "
                              f"got {ct_tree}")
-        ct_leaves = [_check_ct(p, as_operand(c, "vjp", p), a, "vjp")
+        ct_leaves = [_check_ct(p, as_operand(c, "vjp", f"the cotangent of {p}"), a, "vjp")
                      for c, a, p in zip(ct_leaves, ct_avals, out_paths, strict=True)]
-        return tuple(tree_unflatten(in_tree, pullback(ct_leaves)))
+        return tuple(tree_unflatten(in_tree, unaliased(pullback(ct_leaves), ct_leaves)))
 
-    out = tree_unflatten(out_tree, primals_out)
+    out = tree_unflatten(out_tree, unaliased(primals_out, leaves))
     if has_aux:
-        return out, vjp_fn, _strip(aux_box[0])
+        aux_leaves, aux_tree = tree_flatten(_strip(aux_box[0]))
+        return out, vjp_fn, tree_unflatten(aux_tree, unaliased(aux_leaves, leaves))
     return out, vjp_fn
 
 
@@ -150,7 +159,9 @@ def _strip(aux: Any) -> Any:
 def linear_transpose(fun: Callable[..., Any], *primals: Any) -> Callable[..., tuple]:
     """The transpose of the linear function ``fun``, at the shapes and dtypes of ``primals``
     (their values are not used). Raises if ``fun`` is not linear in its inputs."""
-    closed = dce_closed(make_jaxpr(fun)(*primals))  # dead non-linear work must not matter
+    check_callable("linear_transpose", fun)
+    # dead non-linear work must not matter
+    closed = dce_closed(make_jaxpr_named(fun, "linear_transpose")(*primals))
     in_avals = [v.aval for v in closed.jaxpr.invars]
     for a in in_avals:
         if not np.issubdtype(a.dtype, np.inexact):
@@ -170,13 +181,18 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any) -> Callable[..., tu
         if ct_tree != closed.out_tree:
             raise ValueError(f"linear_transpose: the cotangent must have the output's "
                              f"structure {closed.out_tree}; got {ct_tree}")
-        ct_leaves = [_check_ct(p, as_operand(c, "linear_transpose", p), v.aval,
-                               "linear_transpose")
+        ct_leaves = [_check_ct(p, as_operand(c, "linear_transpose", f"the cotangent of {p}"),
+                               v.aval, "linear_transpose")
                      for c, v, p in zip(ct_leaves, closed.jaxpr.outvars, out_paths, strict=True)]
-        cts = backward_pass(closed.jaxpr, closed.consts, [True] * len(in_avals),
-                            [None] * len(in_avals), ct_leaves)
-        args, _ = tree_unflatten(closed.in_tree, [_zeros_ct(c, a) for c, a in
-                                                  zip(cts, in_avals, strict=True)])
+        try:
+            cts = backward_pass(closed.jaxpr, closed.consts, [True] * len(in_avals),
+                                [None] * len(in_avals), ct_leaves)
+        except TypeError as e:  # a transpose rule met a product of two linear values, say
+            raise TypeError(f"linear_transpose: the function must be linear in its inputs; "
+                            f"{e}") from e
+        cts = unaliased([_zeros_ct(c, a) for c, a in zip(cts, in_avals, strict=True)],
+                        ct_leaves)
+        args, _ = tree_unflatten(closed.in_tree, cts)
         return tuple(args)
 
     return transposed

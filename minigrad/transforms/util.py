@@ -6,7 +6,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.core import Tracer
+from minigrad.core import Tracer, escaped_tracer_error
 from minigrad.tree import PyTreeDef, leaf_paths, tree_unflatten
 
 
@@ -14,6 +14,8 @@ def as_operand(x: Any, transform: str, path: str) -> Any:
     """An argument of a transformed function: tracers stay, anything else becomes an ndarray
     (without a copy: nothing in minigrad writes into its operands)."""
     if isinstance(x, Tracer):
+        if not x._trace.valid:  # it escaped a transform that has returned: say so now
+            raise escaped_tracer_error(x)
         return x
     out = np.asarray(x) if isinstance(x, (np.ndarray, np.generic, bool, int, float,
                                           complex, list)) else None
@@ -21,6 +23,17 @@ def as_operand(x: Any, transform: str, path: str) -> Any:
         raise TypeError(f"{transform}: {path} must be an array or a Python scalar; got "
                         f"{type(x).__name__}")
     return out
+
+
+def unaliased(outs: Sequence[Any], args: Sequence[Any]) -> list[Any]:
+    """``outs`` with a copy of every array that may share memory with one of ``args``: a
+    transform's results never alias its arguments (a value passed straight through, like the
+    tangent of ``x + 1``, is the caller's own array), so writing into a result never changes an
+    argument. Arrays made by the computation are returned as they are."""
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    return [o.copy() if isinstance(o, np.ndarray) and any(np.may_share_memory(o, a)
+                                                         for a in arrays) else o
+            for o in outs]
 
 
 def as_output(x: Any, transform: str) -> Any:
@@ -47,9 +60,18 @@ def flat_call(fun: Callable[..., Any], in_tree: PyTreeDef) -> Callable[..., Any]
     return flat
 
 
+def check_callable(transform: str, fun: Any) -> None:
+    """A transform's function must be callable: say so before any work, naming the transform."""
+    if not callable(fun):
+        raise TypeError(f"{transform}: fun must be a callable; got {type(fun).__name__}")
+
+
 def check_argnums(transform: str, argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:
     """Normalize ``argnums`` (int or tuple, negative allowed) against ``nargs`` arguments."""
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    try:
+        nums: tuple[Any, ...] = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    except TypeError:  # not iterable (a float, None): reported below
+        nums = (argnums,)
     if not nums or any(not isinstance(a, int) or isinstance(a, bool) for a in nums):
         raise TypeError(f"{transform}: argnums must be an int or a non-empty tuple of ints; "
                         f"got {argnums!r}")
@@ -69,7 +91,7 @@ def std_basis(shapes: Sequence[tuple[int, ...]], dtypes: Sequence[np.dtype]) -> 
     eye = np.eye(sum(sizes))
     out, start = [], 0
     for shape, size, dtype in zip(shapes, sizes, dtypes, strict=True):
-        out.append(eye[:, start:start + size].reshape(-1, *shape).astype(dtype))
+        out.append(eye[:, start:start + size].reshape(len(eye), *shape).astype(dtype))
         start += size
     return out
 

@@ -22,22 +22,32 @@ from minigrad.core import (
     set_current_trace,
 )
 from minigrad.ops.structural import bdim_to, moveaxis
-from minigrad.transforms.util import as_operand, as_output, call_paths
+from minigrad.transforms.util import (
+    as_operand,
+    as_output,
+    call_paths,
+    check_callable,
+    unaliased,
+)
 from minigrad.tree import broadcast_prefix, leaf_paths, tree_flatten, tree_unflatten
 
 
 class BatchTracer(Tracer):
-    __slots__ = ("val", "bdim")
+    __slots__ = ("val", "bdim", "_aval")
 
     def __init__(self, trace: BatchTrace, val: Any, bdim: int):
         self._trace = trace
         self.val = val
         self.bdim = bdim
+        self._aval: ShapedArray | None = None
 
     @property
     def aval(self) -> ShapedArray:
-        aval = get_aval(self.val)
-        return ShapedArray(aval.shape[:self.bdim] + aval.shape[self.bdim + 1:], aval.dtype)
+        if self._aval is None:  # computed once: rules ask for it often, and it never changes
+            aval = get_aval(self.val)
+            shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
+            self._aval = ShapedArray(shape, aval.dtype)
+        return self._aval
 
 
 class BatchTrace(Trace):
@@ -51,10 +61,11 @@ class BatchTrace(Trace):
         return (x.val, x.bdim) if self.owns(x) else (x, None)
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
-        vals, dims = zip(*map(self.to_batched, args), strict=True) if args else ((), ())
+        if not any(map(self.owns, args)):  # nothing batched: no batching work
+            with set_current_trace(self.parent):  # type: ignore[arg-type]
+                return prim.bind(*args, **params)
+        vals, dims = zip(*map(self.to_batched, args), strict=True)
         with set_current_trace(self.parent):  # type: ignore[arg-type]
-            if all(d is None for d in dims):
-                return prim.bind(*vals, **params)
             if prim.batch is None:
                 raise NotImplementedError(f"batching rule for '{prim}' not implemented")
             out, out_dim = prim.batch(self.axis_size, vals, dims, **params)
@@ -102,7 +113,10 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     """
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # a list at the top means the same as a tuple, as in JAX
-    if axis_size is not None and (not isinstance(axis_size, int) or axis_size < 0):
+    check_callable("vmap", fun)
+    if axis_size is not None and (not isinstance(axis_size, int) or isinstance(axis_size, bool)):
+        raise TypeError(f"vmap: axis_size must be a non-negative int; got {axis_size!r}")
+    if axis_size is not None and axis_size < 0:
         raise ValueError(f"vmap: axis_size must be a non-negative int; got {axis_size!r}")
 
     def batched(*args: Any, **kwargs: Any) -> Any:
@@ -143,7 +157,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
                 results.append(bdim_to(val, None, dst, size))
             else:
                 results.append(moveaxis(val, bdim, dst))
-        return tree_unflatten(out_tree, results)
+        return tree_unflatten(out_tree, unaliased(results, leaves))
 
     return batched
 

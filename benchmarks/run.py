@@ -1,0 +1,518 @@
+"""The minigrad benchmark suite: ``python benchmarks/run.py [--quick] [--no-write]``.
+
+Prints tables of medians and ratios and writes docs/benchmarks.md and docs/benchmarks.png (the
+plot needs matplotlib: ``pip install -e ".[bench]"``). Sections:
+
+1. per-example gradients of the workload in benchmarks/workload.py at B = 1, 16, 256, 1024:
+   the hand-written NumPy floor, minigrad ``vmap(grad(f))``, minigrad's loop of ``grad``, and,
+   when installed, ``torch.func.vmap(torch.func.grad(f))`` and JAX ``vmap(grad(f))`` eager and
+   under ``jit``;
+2. eager overhead of each of the five ops on a small input against plain NumPy and PyTorch,
+   and issue 4's large ``index_add`` against the fastest plain-NumPy formulation;
+3. trace and transform cost for a chain of N primitives, N = 100 to 3,200, with t(2N)/t(N);
+4. peak memory (tracemalloc) of ``vmap(grad(f))`` against the floor.
+
+One thread everywhere (set below, before NumPy is imported); every timing is the median of
+repeated runs, the systems interleaved round by round so that a drift of the shared machine's
+speed hits them alike. To benchmark NumPy's own BLAS kernel on a machine that sets
+OPENBLAS_CORETYPE, unset it for this command only: ``env -u OPENBLAS_CORETYPE -u
+OPENBLAS_L2_SIZE python benchmarks/run.py`` (the report records which kernel ran).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+             "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_var] = "1"
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                      "intra_op_parallelism_threads=1")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import importlib.util  # noqa: E402
+import itertools  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]  # minigrad from this checkout
+
+import workload as wl  # noqa: E402
+
+import minigrad as mg  # noqa: E402
+from minigrad import numpy as mnp  # noqa: E402
+
+BATCHES = (1, 16, 256, 1024)
+CHAIN_NS = (100, 200, 400, 800, 1600, 3200)
+
+
+def optional(name: str) -> Any:
+    if importlib.util.find_spec(name) is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return __import__(name)
+
+
+torch = optional("torch")
+jax = optional("jax")
+if torch is not None:
+    torch.set_num_threads(1)
+    # torch.func loops over the batch for masked_scatter (no batching rule) and warns each call
+    warnings.filterwarnings("ignore", message=".*performance drop.*")
+if jax is not None:
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_platforms", "cpu")
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def calibrate(fn: Callable[[], Any], target: float) -> int:
+    """Calls per timed repeat so that a repeat lasts about ``target`` seconds."""
+    fn()  # warm-up (and JIT compilation)
+    t0 = time.perf_counter()
+    fn()
+    once = max(time.perf_counter() - t0, 1e-7)
+    return max(1, int(target / once))
+
+
+def interleaved_medians(fns: dict[str, Callable[[], Any]], repeats: int, target: float = 0.02,
+                        budget: float = 4.0) -> dict[str, float]:
+    """Median seconds per call of each function, timed in interleaved rounds: round r times
+    every function once (``number`` calls each). A function that has used up ``budget``
+    seconds stops after at least 3 repeats (the loop of grad at large B, say)."""
+    numbers = {k: calibrate(f, target) for k, f in fns.items()}
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    spent = dict.fromkeys(fns, 0.0)
+    for r in range(repeats):
+        for k, f in fns.items():
+            if r >= 3 and spent[k] > budget:
+                continue
+            t0 = time.perf_counter()
+            for _ in range(numbers[k]):
+                f()
+            dt = time.perf_counter() - t0
+            spent[k] += dt
+            samples[k].append(dt / numbers[k])
+    return {k: float(np.median(v)) for k, v in samples.items()}
+
+
+def median_time(fn: Callable[[], Any], repeats: int, target: float = 0.02) -> float:
+    return interleaved_medians({"f": fn}, repeats, target)["f"]
+
+
+# --------------------------------------------------------------------------- 1. per-example
+
+
+def per_example_section(batches: tuple[int, ...], repeats: int) -> dict[int, dict[str, float]]:
+    results: dict[int, dict[str, float]] = {}
+    vg, loop = wl.minigrad_vmap_grad(), wl.minigrad_loop_grad()
+    tg = wl.torch_vmap_grad() if torch is not None else None
+    jg = wl.jax_vmap_grad(jit=False) if jax is not None else None
+    jj = wl.jax_vmap_grad(jit=True) if jax is not None else None
+    for b in batches:
+        args = wl.args_of(wl.make_inputs(b))
+        expected = wl.floor_grads(*args)
+        fns: dict[str, Callable[[], Any]] = {
+            "floor (NumPy by hand)": lambda a=args: wl.floor_grads(*a),
+            "minigrad vmap(grad)": lambda a=args: vg(*a),
+            "minigrad loop of grad": lambda a=args: loop(*a),
+        }
+        if tg is not None:
+            targs = wl.to_torch(args)
+            fns["torch.func vmap(grad)"] = lambda a=targs: tg(*a)
+        if jg is not None and jj is not None:
+            jargs = tuple(jax.numpy.asarray(a) for a in args)
+            fns["jax vmap(grad)"] = lambda a=jargs: jg(*a).block_until_ready()
+            fns["jax jit(vmap(grad))"] = lambda a=jargs: jj(*a).block_until_ready()
+        for name, fn in fns.items():  # every system computes the same gradients
+            got = np.asarray(fn())
+            if not np.allclose(got, expected, rtol=1e-9, atol=1e-9):
+                raise AssertionError(f"{name} disagrees with the floor at B={b}")
+        results[b] = interleaved_medians(fns, repeats, budget=8.0 if b >= 256 else 4.0)
+        line = "  ".join(f"{k} {v * 1e3:.3f} ms" for k, v in results[b].items())
+        print(f"  B={b}: {line}", flush=True)
+    return results
+
+
+# --------------------------------------------------------------------------- 2. eager overhead
+
+
+def eager_section(repeats: int) -> tuple[list[tuple[str, float, float, float | None]],
+                                         dict[str, float]]:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 4))
+    index = np.array([1, 5, 2])
+    cols = np.array([0, 2])
+    source = rng.standard_normal((3, 4))
+    mask = rng.random((8, 4)) < 0.3
+    msource = rng.standard_normal(32)
+
+    def np_index_add() -> np.ndarray:
+        out = x.copy()
+        np.add.at(out, index, source)
+        return out
+
+    def np_index_copy() -> np.ndarray:
+        out = x.copy()
+        out[index] = source
+        return out
+
+    def np_index_fill() -> np.ndarray:
+        out = x.copy()
+        out[:, cols] = 0.5
+        return out
+
+    def np_masked_fill() -> np.ndarray:
+        return np.where(mask, 0.5, x)
+
+    def np_masked_scatter() -> np.ndarray:
+        out = x.copy()
+        out[mask] = msource[:np.count_nonzero(mask)]
+        return out
+
+    cases: list[tuple[str, Callable[[], Any], Callable[[], Any], Callable[[], Any] | None]] = [
+        ("index_add", lambda: mg.index_add(x, 0, index, source), np_index_add, None),
+        ("index_copy", lambda: mg.index_copy(x, 0, index, source), np_index_copy, None),
+        ("index_fill", lambda: mg.index_fill(x, 1, cols, 0.5), np_index_fill, None),
+        ("masked_fill", lambda: mg.masked_fill(x, mask, 0.5), np_masked_fill, None),
+        ("masked_scatter", lambda: mg.masked_scatter(x, mask, msource), np_masked_scatter,
+         None),
+    ]
+    if torch is not None:
+        tx, ti, tc, ts = (torch.from_numpy(a) for a in (x, index, cols, source))
+        tm, tms = torch.from_numpy(mask), torch.from_numpy(msource)
+        torch_fns = [lambda: tx.index_add(0, ti, ts), lambda: tx.index_copy(0, ti, ts),
+                     lambda: tx.index_fill(1, tc, 0.5), lambda: tx.masked_fill(tm, 0.5),
+                     lambda: tx.masked_scatter(tm, tms)]
+        cases = [(n, m, p, t) for (n, m, p, _), t in zip(cases, torch_fns, strict=True)]
+    rows = []
+    for name, mine, plain, theirs in cases:
+        if not np.array_equal(mine(), plain()):
+            raise AssertionError(f"eager {name} disagrees with plain NumPy")
+        fns = {"minigrad": mine, "numpy": plain}
+        if theirs is not None:
+            fns["torch"] = theirs
+        med = interleaved_medians(fns, repeats, target=0.01)
+        rows.append((name, med["minigrad"], med["numpy"], med.get("torch")))
+        print(f"  {name}: minigrad {med['minigrad'] * 1e6:.2f} us, numpy "
+              f"{med['numpy'] * 1e6:.2f} us", flush=True)
+    # Issue 4: index_add on x (4096, 64) with 1024 entries against the fastest plain NumPy.
+    big_x = rng.standard_normal((4096, 64))
+    big_i = rng.integers(0, 4096, 1024)
+    big_s = rng.standard_normal((1024, 64))
+    plain_fns = plain_scatter_adds(big_x, big_i, big_s)
+    fns = {"minigrad": lambda: mg.index_add(big_x, 0, big_i, big_s), **plain_fns}
+    expected = plain_fns["copy + np.add.at"]()
+    for k, f in fns.items():
+        np.testing.assert_allclose(f(), expected, rtol=1e-12, atol=1e-12, err_msg=k)
+    big = interleaved_medians(fns, repeats, target=0.02)
+    return rows, big
+
+
+def plain_scatter_adds(x: np.ndarray, index: np.ndarray, source: np.ndarray
+                       ) -> dict[str, Callable[[], np.ndarray]]:
+    """Plain-NumPy copy + scatter-add formulations (benchmarks/index_add_impls.py has more)."""
+    n, d = x.shape
+
+    def add_at() -> np.ndarray:
+        out = x.copy()
+        np.add.at(out, index, source)
+        return out
+
+    def bincount() -> np.ndarray:
+        flat = (index[:, None] * d + np.arange(d)).ravel()
+        return x + np.bincount(flat, weights=source.ravel(), minlength=n * d).reshape(n, d)
+
+    def bincount_inplace() -> np.ndarray:
+        flat = (index[:, None] * d + np.arange(d)).ravel()
+        out = np.bincount(flat, weights=source.ravel(), minlength=n * d).reshape(n, d)
+        out += x
+        return out
+
+    def sort_reduceat() -> np.ndarray:
+        order = np.argsort(index, kind="stable")
+        si = index[order]
+        starts = np.flatnonzero(np.r_[True, si[1:] != si[:-1]])
+        out = x.copy()
+        out[si[starts]] += np.add.reduceat(source[order], starts, axis=0)
+        return out
+
+    return {"copy + np.add.at": add_at, "x + np.bincount": bincount,
+            "np.bincount, += x": bincount_inplace, "sort + np.add.reduceat": sort_reduceat}
+
+
+# --------------------------------------------------------------------------- 3. trace cost
+
+
+def chain(n: int) -> Callable[[Any], Any]:
+    """A function of exactly ``n`` primitives: sin, cos and tanh in turn (each one primitive on
+    a float array), then nothing else; ``grad`` sums it with one more."""
+    fns = (mnp.sin, mnp.cos, mnp.tanh)
+
+    def f(x: Any) -> Any:
+        for i in range(n):
+            x = fns[i % 3](x)
+        return x
+
+    return f
+
+
+def trace_section(ns: tuple[int, ...], repeats: int) -> dict[str, dict[int, float]]:
+    x = np.linspace(0.1, 0.9, 4)
+    xs = np.tile(x, (3, 1))
+    out: dict[str, dict[int, float]] = {}
+    for n in ns:
+        f = chain(n)
+        assert len(mg.make_jaxpr(f)(x).eqns) == n
+        total = lambda y, f=f: mnp.sum(f(y))  # noqa: E731
+        cases = {
+            "make_jaxpr": lambda f=f: mg.make_jaxpr(f)(x),
+            "jvp": lambda f=f: mg.jvp(f, (x,), (x,)),
+            "vmap": lambda f=f: mg.vmap(f)(xs),
+            "grad": lambda t=total: mg.grad(t)(x),
+            "vmap(grad)": lambda t=total: mg.vmap(mg.grad(t))(xs),
+        }
+        for name, fn in cases.items():
+            out.setdefault(name, {})[n] = median_time(fn, max(3, repeats // 2), target=0.05)
+        print(f"  N={n}: " + "  ".join(f"{k} {v[n] * 1e3:.2f} ms" for k, v in out.items()),
+              flush=True)
+    return out
+
+
+# --------------------------------------------------------------------------- 4. memory
+
+
+def peak_bytes(fn: Callable[[], Any]) -> int:
+    """Peak traced bytes during one call, above what was allocated before it (NumPy reports
+    its array buffers to tracemalloc)."""
+    fn()
+    gc.collect()
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    result = fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    del result
+    return peak - base
+
+
+def memory_section(batches: tuple[int, ...]) -> dict[int, tuple[int, int]]:
+    vg = wl.minigrad_vmap_grad()
+    out = {}
+    for b in batches:
+        args = wl.args_of(wl.make_inputs(b))
+        out[b] = (peak_bytes(lambda a=args: vg(*a)), peak_bytes(lambda a=args: wl.floor_grads(*a)))
+        print(f"  B={b}: minigrad {out[b][0] / 2**20:.2f} MiB, floor {out[b][1] / 2**20:.2f} MiB",
+              flush=True)
+    return out
+
+
+# --------------------------------------------------------------------------- report
+
+
+def machine() -> list[tuple[str, str]]:
+    cpu = platform.processor() or "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    rows = [("machine", f"{platform.system()} {platform.release()} {platform.machine()}, "
+                        f"{os.cpu_count()} logical CPUs ({cpu})"),
+            ("python", platform.python_version()), ("numpy", np.__version__),
+            ("minigrad", mg.__version__),
+            ("torch", torch.__version__ if torch is not None else "not installed"),
+            ("jax", jax.__version__ if jax is not None else "not installed")]
+    tp = optional("threadpoolctl")
+    if tp is not None:
+        blas = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture')}, "
+                f"{i.get('num_threads')} threads)" for i in tp.threadpool_info()
+                if i.get("user_api") == "blas"]
+        rows.append(("numpy BLAS", "; ".join(blas) or "?"))
+    rows.append(("OPENBLAS_CORETYPE", os.environ.get("OPENBLAS_CORETYPE", "unset")))
+    rows.append(("threads", "1 (OMP/OPENBLAS/MKL_NUM_THREADS=1, torch.set_num_threads(1), "
+                            "XLA single-threaded)"))
+    return rows
+
+
+def fmt_ms(seconds: float) -> str:
+    ms = seconds * 1e3
+    return f"{ms:.3f}" if ms < 10 else f"{ms:.1f}" if ms < 1000 else f"{ms:.0f}"
+
+
+def md_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def per_example_tables(res: dict[int, dict[str, float]]) -> tuple[str, str]:
+    systems = list(next(iter(res.values())))
+    times = [[s] + [fmt_ms(res[b][s]) for b in res] for s in systems]
+    floor = systems[0]
+    ratios = []
+    for s in systems[1:]:
+        ratios.append([f"{s} / floor"] + [f"{res[b][s] / res[b][floor]:.2f}" for b in res])
+    if "torch.func vmap(grad)" in systems:
+        ratios.append(["minigrad vmap(grad) / torch.func"] + [
+            f"{res[b]['minigrad vmap(grad)'] / res[b]['torch.func vmap(grad)']:.2f}"
+            for b in res])
+    header = ["median ms"] + [f"B={b}" for b in res]
+    return md_table(header, times), md_table(["ratio", *header[1:]], ratios)
+
+
+def plot(res: dict[int, dict[str, float]], path: Path) -> str:
+    plt_mod = optional("matplotlib")
+    if plt_mod is None:
+        msg = "matplotlib is not installed: no plot (pip install -e \".[bench]\")"
+        print(msg)
+        return msg
+    plt_mod.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    batches = list(res)
+    for s in next(iter(res.values())):
+        ax.plot(batches, [res[b][s] * 1e3 / b for b in batches], marker="o", label=s)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("batch size B")
+    ax.set_ylabel("median ms per example")
+    ax.set_title("Per-example gradients (n=64, d=32, k=16), one thread")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return f"![per-example gradient time per example]({path.name})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, B up to 256")
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--repeats", type=int, default=None)
+    opts = parser.parse_args()
+    repeats = opts.repeats or (5 if opts.quick else 15)
+    batches = BATCHES[:3] if opts.quick else BATCHES
+    ns = CHAIN_NS[:4] if opts.quick else CHAIN_NS
+
+    info = machine()
+    for k, v in info:
+        print(f"{k}: {v}")
+    print("\n1. per-example gradients", flush=True)
+    res = per_example_section(batches, repeats)
+    print("\n2. eager overhead", flush=True)
+    eager, big = eager_section(repeats)
+    print("\n3. trace and transform cost", flush=True)
+    trace = trace_section(ns, repeats)
+    print("\n4. peak memory", flush=True)
+    mem = memory_section(tuple(b for b in batches if b >= 16))
+
+    times_md, ratios_md = per_example_tables(res)
+    has_torch = eager[0][3] is not None
+    eager_rows = []
+    for name, m, p, t in eager:
+        row = [name, f"{m * 1e6:.2f}", f"{p * 1e6:.2f}", f"{(m - p) * 1e6:+.2f}"]
+        if has_torch:
+            row.append(f"{t * 1e6:.2f}" if t is not None else "-")
+        eager_rows.append(row)
+    eager_md = md_table(["op (x 8x4)", "minigrad us", "NumPy us", "minigrad - NumPy us"]
+                        + (["PyTorch eager us"] if has_torch else []), eager_rows)
+    fastest = min((v, k) for k, v in big.items() if k != "minigrad")
+    big_md = md_table(["index_add, x (4096, 64), 1024 entries", "median us", "/ fastest NumPy"],
+                      [[k, f"{v * 1e6:.1f}", f"{v / fastest[0]:.2f}"] for k, v in big.items()])
+    trace_rows = []
+    for name, by_n in trace.items():
+        keys = list(by_n)
+        ratios = [by_n[b] / by_n[a] for a, b in itertools.pairwise(keys)]
+        trace_rows.append([name] + [fmt_ms(by_n[n]) for n in keys]
+                          + [" ".join(f"{r:.2f}" for r in ratios)])
+    trace_md = md_table(["ms"] + [f"N={n}" for n in ns] + ["t(2N)/t(N)"], trace_rows)
+    mem_md = md_table(["B", "minigrad vmap(grad) MiB", "floor MiB", "ratio"],
+                      [[str(b), f"{m / 2**20:.2f}", f"{f / 2**20:.2f}", f"{m / f:.2f}"]
+                       for b, (m, f) in mem.items()])
+
+    print("\nper-example gradients\n" + times_md + "\n\n" + ratios_md)
+    print("\neager overhead\n" + eager_md + "\n\n" + big_md)
+    print("\ntrace and transform cost\n" + trace_md)
+    print("\npeak memory\n" + mem_md)
+    if opts.no_write:
+        return
+    docs = ROOT / "docs"
+    docs.mkdir(exist_ok=True)
+    image = plot(res, docs / "benchmarks.png")
+    page = PAGE.format(
+        machine=md_table(["", ""], [[k, v] for k, v in info]), times=times_md,
+        ratios=ratios_md, plot=image, eager=eager_md, big=big_md, trace=trace_md, mem=mem_md,
+        date=time.strftime("%Y-%m-%d"), repeats=repeats)
+    (docs / "benchmarks.md").write_text(page)
+    print(f"\nwrote {docs / 'benchmarks.md'}")
+
+
+PAGE = """# Benchmarks
+
+Written by `python benchmarks/run.py` on {date} ({repeats} interleaved repeats per figure;
+every figure is a median). The machine is shared: compare ratios, not absolute times.
+
+{machine}
+
+## Per-example gradients
+
+The workload (benchmarks/workload.py): per-example gradients with respect to a shared `p`
+(64, 32) of `f(p, x, idx, uidx, cols, mask, mask2, src, ssrc)`, which applies `x * p`, then
+`index_add` (16 rows, repeats), `index_copy` (16 unique rows), `index_fill` (4 columns),
+`masked_fill` (~30% true), `masked_scatter` (~10% true, 2048 source elements) and returns
+`sum(tanh(h) ** 2)`; every argument but `p` is batched. The floor is the same gradients by a
+hand-written vectorized NumPy forward and backward pass (`floor_grads`, derived by hand and
+tested against minigrad in tests/test_benchmark_floor.py). JAX's `index_copy` is `.at[].set`
+(its indices are unique here) and its `masked_scatter` a cumsum and a gather.
+
+{times}
+
+{ratios}
+
+{plot}
+
+## Eager overhead of the five ops
+
+Small input: `x` (8, 4) float64, 3 index entries, 2 filled columns, a (8, 4) mask. Plain NumPy
+is the shortest equivalent (copy + `np.add.at`, copy + fancy assignment, `np.where`, copy +
+boolean assignment).
+
+{eager}
+
+{big}
+
+## Trace and transform cost
+
+A chain of N primitives (`sin`, `cos`, `tanh` in turn) on a (4,) array; `vmap` on a batch of 3.
+The last column is t(2N)/t(N) for consecutive N: 2.0 means linear.
+
+{trace}
+
+## Peak memory
+
+Peak bytes allocated during one call (tracemalloc; NumPy reports its buffers to it).
+
+{mem}
+"""
+
+
+if __name__ == "__main__":
+    main()
