@@ -5,10 +5,13 @@ python benchmarks/index_add_impls.py  ->  median microseconds per call, one thre
 
 from __future__ import annotations
 
+import sys
 import timeit
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # minigrad from this checkout
 import minigrad as mg
 
 

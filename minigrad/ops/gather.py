@@ -202,6 +202,9 @@ def canonical_dim(op: str, dim: Any, ndim: int) -> int:
 
 def canonical_index(op: str, index: Any, size: int, dim: int) -> Any:
     """``index`` as a 1-D integer array (a 0-d index is one entry)."""
+    if (type(index) is np.ndarray and index.ndim == 1 and index.dtype.kind in "iu"
+            and current_trace() is eval_trace):
+        return index  # the common eager case: nothing to convert, the impl checks the range
     if isinstance(index, (list, tuple)) and len(index) == 0:
         index = np.zeros(0, np.int64)  # NumPy would make an empty list float64
     if not isinstance(index, Tracer):
@@ -236,6 +239,8 @@ def value_operand(op: str, value: Any, dtype: np.dtype) -> Any:
     """A fill value as a 0-d operand of ``x``'s dtype. A number (or 0-d array) must be held
     exactly by ``dtype``; a traced value must be 0-d and convertible without changing kind
     (float64 into float32 is fine, float into int is not), and stays differentiable."""
+    if type(value) is float or type(value) is int:  # the common case: a Python number
+        return np.asarray(exact_cast(op, "value", value, dtype), dtype)
     if isinstance(value, Tracer):
         if value.ndim != 0:
             raise ValueError(f"{op}: value must be a Python scalar or a 0-d array; got shape "

