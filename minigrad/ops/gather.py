@@ -41,7 +41,7 @@ def check_index_values(index: np.ndarray, size: int, op: str, dim: int) -> None:
     """Raise IndexError unless every entry of ``index`` lies in [0, size). NumPy would wrap a
     negative entry; we never do."""
     if index.size <= _SMALL_INDEX:  # a NumPy reduction costs ~1 us; Python's min/max less here
-        entries = index.ravel().tolist()  # a batched index is 2-D
+        entries = (index if index.ndim == 1 else index.ravel()).tolist()  # batched: 2-D
         if not entries or (min(entries) >= 0 and max(entries) < size):
             return
     # One reduction: viewed as unsigned, a negative entry is huge, so max() catches it too.
@@ -190,7 +190,7 @@ def logical_shape(x: Any, bdim: int | None) -> tuple[int, ...]:
 
 def canonical_dim(op: str, dim: Any, ndim: int) -> int:
     """``dim`` in [0, max(ndim, 1)): a 0-d ``x`` has one dimension of size 1, as in PyTorch."""
-    n = max(ndim, 1)
+    n = ndim or 1
     if type(dim) is int and 0 <= dim < n:  # the common case, checked cheaply
         return dim
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, (bool, np.bool_)):
@@ -255,6 +255,30 @@ def value_operand(op: str, value: Any, dtype: np.dtype) -> Any:
     return np.asarray(static_scalar(op, "value", value, dtype), dtype)
 
 
+def index_source_operands(op: str, x: Any, dim: Any, index: Any, source: Any,
+                          scalar_source_rank: int) -> tuple[Any, int, Any, Any, Any]:
+    """The checked operands of ``index_add`` and ``index_copy``: ``(x, dim, index, source,
+    out_shape)``, with ``dim`` and ``index`` canonical and ``source`` of ``x``'s shape but with
+    ``len(index)`` slices along ``dim``. A 0-d ``x`` is one slice of size 1, and PyTorch takes a
+    0-d ``source`` for a one-entry index into an ``x`` of rank <= ``scalar_source_rank``: then
+    ``x`` and ``source`` come back reshaped to fit, and ``out_shape`` is the shape to give the
+    result (it is None when nothing was reshaped)."""
+    x, source = as_array(x, op, "x"), as_array(source, op, "source")
+    dim = canonical_dim(op, dim, x.ndim)
+    shape = x.shape or (1,)
+    index = canonical_index(op, index, shape[dim], dim)
+    if source.dtype != x.dtype:
+        raise TypeError(f"{op}: source must have x's dtype {x.dtype}; got {source.dtype}")
+    expected = shape[:dim] + index.shape + shape[dim + 1:]
+    if source.shape == expected and x.ndim:
+        return x, dim, index, source, None
+    if source.shape != expected and not (source.shape == () and index.shape == (1,)
+                                         and x.ndim <= scalar_source_rank):
+        raise ValueError(f"{op}: source must have shape {expected} (x's shape with dim {dim} "
+                         f"of size len(index) = {index.shape[0]}); got {source.shape}")
+    return reshape(x, shape), dim, index, reshape(source, expected), x.shape
+
+
 def check_same_dtype(op: str, x: Any, name: str, other: Any) -> None:
     if other.dtype != x.dtype:
         raise TypeError(f"{op}: {name} must have x's dtype {x.dtype}; got {other.dtype}")
@@ -262,8 +286,9 @@ def check_same_dtype(op: str, x: Any, name: str, other: Any) -> None:
 
 def static_scalar(op: str, name: str, value: Any, dtype: np.dtype) -> Any:
     """A Python number that ``dtype`` holds exactly, or a TypeError naming ``op`` and ``name``."""
-    if type(value) is float or type(value) is int:  # the common case: skip the checks below
-        return exact_cast(op, name, value, dtype)
+    if (type(value) is float or type(value) is int) and dtype.kind == "f" and \
+            -3e38 <= value <= 3e38:  # the common case: a number every float dtype holds
+        return float(value)
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     if isinstance(value, np.generic):

@@ -14,15 +14,12 @@ import numpy as np
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero
 from minigrad.ops.elementwise import full_like, instantiate, mul
 from minigrad.ops.gather import (
-    as_array,
-    canonical_dim,
-    canonical_index,
     check_index,
     check_index_values,
-    check_same_dtype,
     fold_index,
     fold_operand,
     index_select,
+    index_source_operands,
     logical_shape,
     static_scalar,
     unfold,
@@ -40,22 +37,11 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     >>> mg.index_add(np.zeros(5), 0, np.array([1, 1, 3]), np.array([1., 2., 3.]))
     array([0., 3., 0., 3., 0.])
     """
-    x, source = as_array(x, "index_add", "x"), as_array(source, "index_add", "source")
-    dim = canonical_dim("index_add", dim, x.ndim)
-    shape = x.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
-    index = canonical_index("index_add", index, shape[dim], dim)
-    check_same_dtype("index_add", x, "source", source)
-    expected = shape[:dim] + index.shape + shape[dim + 1:]
-    if source.shape != expected and not (x.ndim == 0 and source.shape == () and
-                                         index.shape == (1,)):
-        raise ValueError(f"index_add: source must have shape {expected} (x's shape with dim "
-                         f"{dim} of size len(index) = {index.shape[0]}); got {source.shape}")
+    x, dim, index, source, out_shape = index_source_operands("index_add", x, dim, index, source,
+                                                             scalar_source_rank=0)
     alpha = static_scalar("index_add", "alpha", alpha, x.dtype)
-    if x.ndim == 0:
-        out = index_add_p.bind(reshape(x, (1,)), index, reshape(source, expected), dim=0,
-                               alpha=alpha)
-        return reshape(out, ())
-    return index_add_p.bind(x, index, source, dim=dim, alpha=alpha)
+    out = index_add_p.bind(x, index, source, dim=dim, alpha=alpha)
+    return out if out_shape is None else reshape(out, out_shape)
 
 
 @index_add_p.def_impl
@@ -77,7 +63,7 @@ def scatter_add(x: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray) 
     """A new array: ``x`` with ``source[..., i, ...]`` added at ``[..., index[i], ...]`` along
     ``dim``, repeated entries accumulating. ``x`` itself is never written."""
     added = source.size
-    if x.dtype.kind == "f" and added >= _BINCOUNT_MIN_ADDED and 8 * added >= x.size:
+    if added >= _BINCOUNT_MIN_ADDED and 8 * added >= x.size and x.dtype.kind == "f":
         n = x.shape[dim]
         pre = int(np.prod(x.shape[:dim], dtype=np.int64))
         post = int(np.prod(x.shape[dim + 1:], dtype=np.int64))

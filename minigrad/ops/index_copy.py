@@ -18,15 +18,12 @@ import numpy as np
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, float0, get_aval
 from minigrad.ops.elementwise import instantiate, select
 from minigrad.ops.gather import (
-    as_array,
-    canonical_dim,
-    canonical_index,
     check_index,
     check_index_values,
-    check_same_dtype,
     fold_index,
     fold_operand,
     index_select,
+    index_source_operands,
     logical_shape,
     unfold,
 )
@@ -44,21 +41,10 @@ def index_copy(x: Any, dim: int, index: Any, source: Any) -> Any:
     >>> index_copy(np.zeros(5), 0, np.array([1, 1, 3]), np.array([1., 2., 3.]))
     array([0., 2., 0., 3., 0.])
     """
-    x, source = as_array(x, "index_copy", "x"), as_array(source, "index_copy", "source")
-    dim = canonical_dim("index_copy", dim, x.ndim)
-    shape = x.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
-    index = canonical_index("index_copy", index, shape[dim], dim)
-    check_same_dtype("index_copy", x, "source", source)
-    expected = shape[:dim] + index.shape + shape[dim + 1:]
-    if source.shape == expected and x.ndim > 0:
-        return index_copy_p.bind(x, index, source, dim=dim)
-    # PyTorch accepts a 0-d source for a one-entry index into an x of rank 0 or 1.
-    if source.shape != expected and not (source.shape == () and index.shape == (1,)
-                                         and x.ndim <= 1):
-        raise ValueError(f"index_copy: source must have shape {expected} (x's shape with dim "
-                         f"{dim} of size len(index) = {index.shape[0]}); got {source.shape}")
-    out = index_copy_p.bind(reshape(x, shape), index, reshape(source, expected), dim=dim)
-    return reshape(out, x.shape)
+    x, dim, index, source, out_shape = index_source_operands("index_copy", x, dim, index,
+                                                             source, scalar_source_rank=1)
+    out = index_copy_p.bind(x, index, source, dim=dim)
+    return out if out_shape is None else reshape(out, out_shape)
 
 
 @index_copy_p.def_impl
