@@ -59,12 +59,13 @@ def _is_namedtuple(x: Any) -> bool:
 
 
 def _node_of(x: Any) -> tuple[type, _NodeType] | None:
-    if _is_namedtuple(x):
-        t = type(x)
-        return t, _NodeType(lambda v: (tuple(v), None), lambda _, c: t(*c))
     t = type(x)
     node = _registry.get(t)
-    return (t, node) if node is not None else None
+    if node is not None:
+        return t, node
+    if _is_namedtuple(x):  # (a subclass of tuple, so never in the registry itself)
+        return t, _NodeType(lambda v: (tuple(v), None), lambda _, c: t(*c))
+    return None
 
 
 class PyTreeDef:
@@ -202,29 +203,36 @@ def broadcast_prefix(prefix: Any, full: Any, what: str, root: str = "",
     out: list[Any] = []
     noun = "the argument" if of == "the arguments" else "the value"
 
-    def rec(p: Any, f: Any, path: str) -> None:
+    # ``at`` is the path to the node as (structure, child number) pairs: it is spelled out only
+    # for an error, as the spelling costs more than the walk.
+    def rec(p: Any, f: Any, at: tuple) -> None:
         p_node = _node_of(p) if p is not None else None
         if p_node is None:  # a prefix leaf covers the whole subtree
-            out.extend([p] * len(tree_leaves(f)))
+            out.extend([p] * (1 if _node_of(f) is None else len(tree_leaves(f))))
             return
         f_node = _node_of(f)
         p_children, p_aux = p_node[1].to_iterable(p)
         if f_node is None or f_node[0] is not p_node[0]:
             raise ValueError(
-                f"{what} must be a tree prefix of {of}; at {path or 'the root'} it is a "
+                f"{what} must be a tree prefix of {of}; at {_path(root, at)} it is a "
                 f"{p_node[0].__name__} but {noun} is {_describe(f)}")
         f_children, f_aux = f_node[1].to_iterable(f)
         p_children, f_children = list(p_children), list(f_children)
         if p_aux != f_aux or len(p_children) != len(f_children):
             raise ValueError(
-                f"{what} must be a tree prefix of {of}; at {path or 'the root'} it has "
+                f"{what} must be a tree prefix of {of}; at {_path(root, at)} it has "
                 f"structure {tree_structure(p)} but {noun} has {tree_structure(f)}")
-        keys = _child_keys(PyTreeDef(f_node[0], f_aux, tuple(LEAF for _ in f_children)))
-        for key, pc, fc in zip(keys, p_children, f_children, strict=True):
-            rec(pc, fc, path + key)
+        node = PyTreeDef(f_node[0], f_aux, tuple(LEAF for _ in f_children))
+        for i, (pc, fc) in enumerate(zip(p_children, f_children, strict=True)):
+            rec(pc, fc, (*at, (node, i)))
 
-    rec(prefix, full, root)
+    rec(prefix, full, ())
     return out
+
+
+def _path(root: str, at: tuple) -> str:
+    """The readable path (``args[0]['w']``) of the node that ``at`` leads to from ``root``."""
+    return root + "".join(_child_keys(node)[i] for node, i in at) or "the root"
 
 
 def _describe(x: Any) -> str:

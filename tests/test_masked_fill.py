@@ -346,19 +346,20 @@ def test_transpose_rejects_a_constant_nonzero_value():
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int64, np.int8,
                                    np.uint8, np.bool_, np.complex128])
-@pytest.mark.parametrize("value", [0, 1, -1])
+@pytest.mark.parametrize("value", [0, 1, -1, -0.0])
 def test_large_inputs_match_np_where_bit_for_bit(dtype, value):
-    # Large inputs take the impl's branch-free path (bit blending): it must equal np.where
-    # exactly, nan, inf and -0.0 included, for contiguous, broadcast and transposed operands.
+    # Large inputs filled with 0 take the impl's branch-free path (a bitwise AND): it must equal
+    # np.where exactly, nan, inf and -0.0 included (in x, and as the value, whose sign bit must
+    # survive), for contiguous, broadcast and transposed operands.
     rng = np.random.default_rng(7)
-    x = (rng.standard_normal((64, 48)) * 100)
+    x = (rng.standard_normal((256, 160)) * 100)
     if np.dtype(dtype).kind == "f":
         x[0, :3] = [np.nan, np.inf, -0.0]
     x = x.astype(dtype) if dtype is not np.bool_ else x > 0
     if dtype is np.bool_:
         value = value != 0
     v = np.asarray(abs(value) if dtype is np.uint8 else value, dtype)
-    mask = rng.random((64, 48)) < 0.3
+    mask = rng.random((256, 160)) < 0.3
     for xs, ms in [(x, mask), (x.T.copy().T, mask), (np.broadcast_to(x[:1], x.shape), mask),
                    (x, np.broadcast_to(mask[:, :1], x.shape))]:
         got = masked_fill_p.impl(xs, ms, v)
