@@ -190,9 +190,10 @@ class JaxprTrace(Trace):
             return x.var
         if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc":
             return Literal(x)
-        if id(x) not in self.consts:
-            self.consts[id(x)] = (x, Var(get_aval(x)))
-        return self.consts[id(x)][1]
+        const = self.consts.get(id(x))
+        if const is None:
+            const = self.consts[id(x)] = (x, Var(get_aval(x)))
+        return const[1]
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
         if not self.stage_all and not any(map(self.owns, args)):

@@ -112,8 +112,8 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
     leaves: list[Any] = []
 
     def rec(x: Any) -> PyTreeDef:
-        node = None if (is_leaf is not None and is_leaf(x)) else _node_of(x)
-        if node is None:
+        node = _node_of(x)
+        if node is None or (is_leaf is not None and is_leaf(x)):
             leaves.append(x)
             return LEAF
         node_type, spec = node
@@ -123,7 +123,7 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
                             f"{node_type.__name__} must return a pair (children, aux); got "
                             f"{type(flat).__name__}")
         children, aux = flat
-        return PyTreeDef(node_type, aux, tuple(rec(c) for c in children))
+        return PyTreeDef(node_type, aux, tuple([rec(c) for c in children]))
 
     treedef = rec(tree)
     return leaves, treedef

@@ -83,9 +83,10 @@ def fold_index(index: Any, bdim: int, size: int, axis_size: int) -> Any:
     entries: entry ``i`` of example ``b`` becomes ``b * size + i``."""
     # In int64: the folded entries reach axis_size * size, beyond what a narrow dtype holds.
     if isinstance(index, np.ndarray):  # concrete: fold it now (as check_index checks it now)
-        index = np.moveaxis(index, bdim, 0).astype(np.int64, copy=False)
+        index = np.moveaxis(index, bdim, 0) if bdim else index  # (np.moveaxis costs ~3 us)
         offsets = np.arange(0, axis_size * size, size, dtype=np.int64)
-        return (index + offsets.reshape((axis_size,) + (1,) * (index.ndim - 1))).reshape(-1)
+        return np.add(index, offsets.reshape((axis_size,) + (1,) * (index.ndim - 1)),
+                      dtype=np.int64).reshape(-1)
     index = convert_element_type(moveaxis(index, bdim, 0), np.int64)
     offsets = arange(0, axis_size * size, size, np.int64)
     shape = get_aval(index).shape

@@ -48,7 +48,7 @@ def transpose(x: Any, permutation: Sequence[int]) -> Any:
 
 @transpose_p.def_impl
 def _transpose_impl(x: np.ndarray, *, permutation: Shape) -> np.ndarray:
-    return np.transpose(x, permutation)
+    return np.asarray(x).transpose(permutation)
 
 
 @transpose_p.def_abstract_eval
@@ -181,7 +181,7 @@ def reshape(x: Any, new_sizes: Sequence[int]) -> Any:
 
 @reshape_p.def_impl
 def _reshape_impl(x: np.ndarray, *, new_sizes: Shape) -> np.ndarray:
-    return np.reshape(x, new_sizes)
+    return np.asarray(x).reshape(new_sizes)  # (the method: np.reshape's dispatch costs more)
 
 
 @reshape_p.def_abstract_eval

@@ -73,8 +73,8 @@ class BatchTrace(Trace):
 
 
 def _normalize_axis(axis: Any, ndim: int, path: str, shape: tuple, what: str) -> int | None:
-    if axis is None:
-        return None
+    if axis is None or (type(axis) is int and 0 <= axis < ndim):  # the common cases
+        return axis
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
         raise TypeError(f"vmap: {what} must be ints or None; got {axis!r} for {path}")
     if not -ndim <= axis < ndim:
@@ -84,7 +84,7 @@ def _normalize_axis(axis: Any, ndim: int, path: str, shape: tuple, what: str) ->
 
 
 def _axis_size(leaves: list, axes: list, paths: list, axis_size: int | None) -> int:
-    sizes = {get_aval(x).shape[a] for x, a in zip(leaves, axes, strict=True) if a is not None}
+    sizes = {x.shape[a] for x, a in zip(leaves, axes, strict=True) if a is not None}
     if axis_size is not None:
         sizes.add(axis_size)
     if not sizes:
@@ -131,7 +131,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
                              f"per positional argument ({len(args)}); got {in_axes!r}") from None
         axes += [0] * (len(leaves) - len(axes))  # keyword arguments: axis 0
         leaves = [as_operand(x, "vmap", p) for x, p in zip(leaves, paths, strict=True)]
-        axes = [_normalize_axis(a, get_aval(x).ndim, p, get_aval(x).shape, "in_axes")
+        axes = [_normalize_axis(a, x.ndim, p, x.shape, "in_axes")
                 for x, a, p in zip(leaves, axes, paths, strict=True)]
         size = _axis_size(leaves, axes, paths, axis_size)
         trace = BatchTrace(current_trace(), size)
