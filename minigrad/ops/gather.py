@@ -264,6 +264,14 @@ def index_source_operands(op: str, x: Any, dim: Any, index: Any, source: Any,
     0-d ``source`` for a one-entry index into an ``x`` of rank <= ``scalar_source_rank``: then
     ``x`` and ``source`` come back reshaped to fit, and ``out_shape`` is the shape to give the
     result (it is None when nothing was reshaped)."""
+    if (type(x) is np.ndarray and type(source) is np.ndarray and type(index) is np.ndarray
+            and type(dim) is int and 0 <= dim < x.ndim and index.ndim == 1
+            and index.dtype.kind in "iu" and x.dtype.kind in "biufc" and source.dtype == x.dtype
+            and source.shape == x.shape[:dim] + index.shape + x.shape[dim + 1:]
+            and current_trace() is eval_trace):
+        # The common eager case, all of the checks below at once (they cost ~1 us called one
+        # by one). The impl checks the index range.
+        return x, dim, index, source, None
     x, source = as_array(x, op, "x"), as_array(source, op, "source")
     dim = canonical_dim(op, dim, x.ndim)
     shape = x.shape or (1,)
