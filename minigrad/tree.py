@@ -63,7 +63,7 @@ def _node_of(x: Any) -> tuple[type, _NodeType] | None:
     node = _registry.get(t)
     if node is not None:
         return t, node
-    if _is_namedtuple(x):  # (a subclass of tuple, so never in the registry itself)
+    if isinstance(x, tuple) and _is_namedtuple(x):  # (a tuple subclass: not in the registry)
         return t, _NodeType(lambda v: (tuple(v), None), lambda _, c: t(*c))
     return None
 
@@ -143,7 +143,7 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     def rec(td: PyTreeDef) -> Any:
         if td.node_type is None:
             return next(it)
-        children = [rec(c) for c in td.children]
+        children = [next(it) if c.node_type is None else rec(c) for c in td.children]
         if _registry.get(td.node_type) is None:  # a namedtuple
             return td.node_type(*children)
         return _registry[td.node_type].from_iterable(td.aux, children)
@@ -189,7 +189,10 @@ def leaf_paths(treedef: PyTreeDef, root: str = "") -> list[str]:
         return [root]
     paths: list[str] = []
     for key, child in zip(_child_keys(treedef), treedef.children, strict=True):
-        paths.extend(leaf_paths(child, root + key))
+        if child.node_type is None:  # a leaf: no need to recurse
+            paths.append(root + key)
+        else:
+            paths.extend(leaf_paths(child, root + key))
     return paths
 
 
@@ -224,7 +227,10 @@ def broadcast_prefix(prefix: Any, full: Any, what: str, root: str = "",
                 f"structure {tree_structure(p)} but {noun} has {tree_structure(f)}")
         node = PyTreeDef(f_node[0], f_aux, tuple(LEAF for _ in f_children))
         for i, (pc, fc) in enumerate(zip(p_children, f_children, strict=True)):
-            rec(pc, fc, (*at, (node, i)))
+            if (pc is None or _node_of(pc) is None) and _node_of(fc) is None:
+                out.append(pc)  # a leaf covering a leaf: the common case, without recursing
+            else:
+                rec(pc, fc, (*at, (node, i)))
 
     rec(prefix, full, ())
     return out

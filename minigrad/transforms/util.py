@@ -48,8 +48,8 @@ def as_output(x: Any, transform: str) -> Any:
 
 def call_paths(in_tree: PyTreeDef) -> list[str]:
     """Readable paths (``args[0]['w']``, ``kwargs['y']``) of the leaves of ``(args, kwargs)``."""
-    return ["args" + p[3:] if p.startswith("[0]") else "kwargs" + p[3:]
-            for p in leaf_paths(in_tree)]
+    args_tree, kwargs_tree = in_tree.children
+    return leaf_paths(args_tree, "args") + leaf_paths(kwargs_tree, "kwargs")
 
 
 def flat_call(fun: Callable[..., Any], in_tree: PyTreeDef) -> Callable[..., Any]:
