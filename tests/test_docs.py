@@ -10,11 +10,10 @@ with the reason when it is not.
 from __future__ import annotations
 
 import functools
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from docs_runner import load_run_docs
 
 # torch.func's first use imports torch.jit, which warns about its own deprecation; the pages
 # show torch.func's vmap fallback on purpose, which warns that performance drops.
@@ -24,16 +23,7 @@ pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_runner():  # docs/ is not a package: load the script as a module
-    spec = importlib.util.spec_from_file_location("run_docs", ROOT / "docs" / "run_docs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["run_docs"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-run_docs = _load_runner()
+run_docs = load_run_docs()
 PAGES = run_docs.find_pages(ROOT)
 OPTIONAL = sorted(run_docs.REQUIRES)
 

@@ -7,10 +7,17 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from op_checks import (
+    check_jaxpr_size_independent_of_batch,
+    check_vmap_against_loop,
+    grad_of_sum_of_squares,
+    numerical_jacobian,
+    shape_dim_and_index,
+)
 
 import minigrad as mg
 from minigrad.ops.index_copy import index_copy, last_occurrence
-from minigrad.testing import all_in_axes, check_grads, check_jvp, check_vjp, check_vmap
+from minigrad.testing import all_in_axes, check_grads, check_jvp, check_vjp
 
 
 def reference(x: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray) -> np.ndarray:
@@ -22,17 +29,6 @@ def reference(x: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray) ->
     for i, j in enumerate(np.atleast_1d(index)):
         np.moveaxis(out, dim, 0)[j] = np.moveaxis(src, dim, 0)[i]
     return out.reshape(x.shape)
-
-
-def numerical_jacobian(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    out_size = np.asarray(f(x)).size
-    jac = np.zeros((out_size, x.size))
-    for k in range(x.size):
-        dx = np.zeros(x.size)
-        dx[k] = eps
-        dx = dx.reshape(x.shape)
-        jac[:, k] = (np.ravel(f(x + dx)) - np.ravel(f(x - dx))) / (2 * eps)
-    return jac
 
 
 RNG = np.random.default_rng(0)
@@ -47,16 +43,12 @@ W = RNG.standard_normal((3, 4))
 
 @st.composite
 def cases(draw):
-    ndim = draw(st.integers(0, 3))
-    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=ndim, max_size=ndim)))
-    dim = draw(st.integers(-max(ndim, 1), max(ndim, 1) - 1))
-    n = (shape or (1,))[dim % max(ndim, 1)]
-    index = np.array(draw(st.lists(st.integers(0, n - 1), max_size=6)), np.int64)
+    shape, dim, index = draw(shape_dim_and_index())
     seed = draw(st.integers(0, 2**16))
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(shape)
-    d = dim % max(ndim, 1)
     full = shape or (1,)
+    d = dim % len(full)
     source = rng.standard_normal((*full[:d], len(index), *full[d + 1:]))
     return x, dim, index, source
 
@@ -246,15 +238,10 @@ def test_tracer_index_checked_at_evaluation():
 B = 3
 
 
-def batched_args(in_axes, size=B, seed=0):
-    """x: (3, 4) per example, index: (5,) with duplicates, source: (3, 5)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for ax, make in zip(in_axes, (lambda: rng.standard_normal((3, 4)),
-                                  lambda: rng.integers(0, 4, 5),
-                                  lambda: rng.standard_normal((3, 5))), strict=True):
-        out.append(make() if ax is None else np.stack([make() for _ in range(size)], axis=ax))
-    return out
+def make_args(rng):
+    """One example: x (3, 4), index (5,) (five entries in [0, 4): always a duplicate), source
+    (3, 5)."""
+    return rng.standard_normal((3, 4)), rng.integers(0, 4, 5), rng.standard_normal((3, 5))
 
 
 def f_copy(x, i, s):
@@ -263,7 +250,7 @@ def f_copy(x, i, s):
 
 @pytest.mark.parametrize("in_axes", all_in_axes(3, axes=(0, -1)))
 def test_vmap_against_loop(in_axes):
-    check_vmap(f_copy, batched_args(in_axes), in_axes)
+    check_vmap_against_loop(f_copy, make_args, in_axes, size=B)
 
 
 @pytest.mark.parametrize("in_axes", all_in_axes(3))
@@ -272,17 +259,13 @@ def test_vmap_of_grad_against_loop(in_axes):
         return mg.grad(lambda x, s: (np.sin(index_copy(x, 1, i[:2], s[:, :2])) * W).sum()
                        + (index_copy(x, 1, i, s) ** 2).sum(), (0, 1))(x, s)
 
-    check_vmap(g, batched_args(in_axes), in_axes, atol=1e-12, rtol=1e-12)
+    check_vmap_against_loop(g, make_args, in_axes, size=B, atol=1e-12, rtol=1e-12)
 
 
 @pytest.mark.parametrize("in_axes", all_in_axes(3))
 def test_vmap_jaxpr_size_independent_of_batch(in_axes):
-    sizes = {len(mg.make_jaxpr(mg.vmap(f_copy, in_axes))(*batched_args(in_axes, n)).eqns)
-             for n in (2, 64)}
-    assert len(sizes) == 1
-    g = mg.vmap(mg.grad(lambda x, i, s: (index_copy(x, 1, i, s) ** 2).sum(), (0, 2)), in_axes)
-    sizes = {len(mg.make_jaxpr(g)(*batched_args(in_axes, n)).eqns) for n in (2, 64)}
-    assert len(sizes) == 1
+    f = grad_of_sum_of_squares(f_copy, (0, 2))
+    check_jaxpr_size_independent_of_batch([f_copy, f], make_args, in_axes, sizes=(2, 64))
 
 
 def test_vmap_of_vmap():

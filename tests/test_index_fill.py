@@ -8,10 +8,17 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from op_checks import (
+    check_jaxpr_size_independent_of_batch,
+    check_vmap_against_loop,
+    grad_of_sum_of_squares,
+    numerical_jacobian,
+    shape_dim_and_index,
+)
 
 import minigrad as mg
 from minigrad.ops.index_fill import index_fill
-from minigrad.testing import all_in_axes, check_grads, check_jvp, check_vjp, check_vmap
+from minigrad.testing import all_in_axes, check_grads, check_jvp, check_vjp
 
 
 def reference(x: np.ndarray, dim: int, index: np.ndarray, value) -> np.ndarray:
@@ -20,18 +27,6 @@ def reference(x: np.ndarray, dim: int, index: np.ndarray, value) -> np.ndarray:
     for j in np.atleast_1d(index):
         np.moveaxis(out, dim, 0)[j] = value
     return out.reshape(x.shape)
-
-
-def numerical_jacobian(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    x = np.asarray(x, np.float64)
-    out_size = np.asarray(f(x)).size
-    jac = np.zeros((out_size, x.size))
-    for k in range(x.size):
-        dx = np.zeros(x.size)
-        dx[k] = eps
-        dx = dx.reshape(x.shape)
-        jac[:, k] = (np.ravel(f(x + dx)) - np.ravel(f(x - dx))) / (2 * eps)
-    return jac
 
 
 RNG = np.random.default_rng(0)
@@ -46,11 +41,7 @@ W = RNG.standard_normal((3, 4))
 
 @st.composite
 def cases(draw):
-    ndim = draw(st.integers(0, 3))
-    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=ndim, max_size=ndim)))
-    dim = draw(st.integers(-max(ndim, 1), max(ndim, 1) - 1))
-    n = (shape or (1,))[dim % max(ndim, 1)]
-    index = np.array(draw(st.lists(st.integers(0, n - 1), max_size=6)), np.int64)
+    shape, dim, index = draw(shape_dim_and_index())
     value = draw(st.one_of(st.floats(-1e3, 1e3), st.integers(-100, 100)))
     x = np.random.default_rng(draw(st.integers(0, 2**16))).standard_normal(shape)
     return x, dim, index, value
@@ -228,15 +219,15 @@ def test_tracer_index_checked_at_evaluation():
 B = 3
 
 
-def batched_args(in_axes, size=B, seed=0):
-    """x: (3, 4) per example, index: (5,) with duplicates, value: 0-d."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for ax, make in zip(in_axes, (lambda: rng.standard_normal((3, 4)),
-                                  lambda: rng.integers(0, 4, 5),
-                                  lambda: np.array(rng.standard_normal())), strict=True):
-        out.append(make() if ax is None else np.stack([make() for _ in range(size)], axis=ax))
-    return out
+def make_args(rng):
+    """One example: x (3, 4), index (5,) (five entries in [0, 4): always a duplicate), value
+    0-d."""
+    return rng.standard_normal((3, 4)), rng.integers(0, 4, 5), np.array(rng.standard_normal())
+
+
+def make_x_and_index(rng):
+    """x and index of ``make_args``: for a value that is a Python scalar, not an operand."""
+    return make_args(rng)[:2]
 
 
 def f_fill(x, i, v):
@@ -245,13 +236,13 @@ def f_fill(x, i, v):
 
 @pytest.mark.parametrize("in_axes", all_in_axes(3, axes=(0, -1)))
 def test_vmap_against_loop(in_axes):
-    check_vmap(f_fill, batched_args(in_axes), in_axes)
+    check_vmap_against_loop(f_fill, make_args, in_axes, size=B)
 
 
 @pytest.mark.parametrize("in_axes", all_in_axes(2))
 def test_vmap_python_scalar_value(in_axes):
-    check_vmap(lambda x, i: index_fill(x, 1, i, -2), batched_args((*in_axes, None))[:2],
-               in_axes)
+    check_vmap_against_loop(lambda x, i: index_fill(x, 1, i, -2), make_x_and_index, in_axes,
+                            size=B)
 
 
 @pytest.mark.parametrize("in_axes", all_in_axes(3))
@@ -260,17 +251,13 @@ def test_vmap_of_grad_against_loop(in_axes):
         return mg.grad(lambda x, v: (np.sin(index_fill(x, 1, i, v)) * W).sum()
                        + (index_fill(x.T, 0, i[:2], v * 2.0) ** 2).sum(), (0, 1))(x, v)
 
-    check_vmap(g, batched_args(in_axes), in_axes, atol=1e-12, rtol=1e-12)
+    check_vmap_against_loop(g, make_args, in_axes, size=B, atol=1e-12, rtol=1e-12)
 
 
 @pytest.mark.parametrize("in_axes", all_in_axes(3))
 def test_vmap_jaxpr_size_independent_of_batch(in_axes):
-    sizes = {len(mg.make_jaxpr(mg.vmap(f_fill, in_axes))(*batched_args(in_axes, n)).eqns)
-             for n in (2, 64)}
-    assert len(sizes) == 1
-    g = mg.vmap(mg.grad(lambda x, i, v: (index_fill(x, 1, i, v) ** 2).sum(), (0, 2)), in_axes)
-    sizes = {len(mg.make_jaxpr(g)(*batched_args(in_axes, n)).eqns) for n in (2, 64)}
-    assert len(sizes) == 1
+    f = grad_of_sum_of_squares(f_fill, (0, 2))
+    check_jaxpr_size_independent_of_batch([f_fill, f], make_args, in_axes, sizes=(2, 64))
 
 
 def test_vmap_only_value_batched():

@@ -8,6 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from op_checks import (
+    check_jaxpr_size_independent_of_batch,
+    check_vmap_against_loop,
+    fd_jacobian,
+    grad_of_sum_of_squares,
+)
 
 import minigrad as mg
 from minigrad import testing
@@ -40,20 +46,6 @@ def ref_masked_gather(y: np.ndarray, mask: np.ndarray, n: int) -> np.ndarray:
             out[k] = y[idx]
             k += 1
     return out
-
-
-def fd_jacobian(f, args, argnum, eps=1e-6):
-    """Central-difference Jacobian of f with respect to args[argnum]: out shape + arg shape."""
-    x = np.asarray(args[argnum], np.float64)
-    cols = []
-    for i in range(x.size):
-        d = np.zeros(x.size)
-        d[i] = eps
-        plus, minus = list(args), list(args)
-        plus[argnum] = x + d.reshape(x.shape)
-        minus[argnum] = x - d.reshape(x.shape)
-        cols.append((np.asarray(f(*plus)) - np.asarray(f(*minus))) / (2 * eps))
-    return np.stack(cols, -1).reshape((*np.shape(cols[0]), *x.shape))
 
 
 RNG = np.random.default_rng(0)
@@ -251,23 +243,19 @@ AXES = testing.all_in_axes(3, axes=(0, -1))
 
 @pytest.mark.parametrize("in_axes", AXES)
 def test_vmap_against_loop(in_axes):
-    args = testing.batch_args(make_args, in_axes, 5)
-    testing.check_vmap(masked_scatter, args, in_axes)
+    check_vmap_against_loop(masked_scatter, make_args, in_axes, size=5)
 
 
 @pytest.mark.parametrize("in_axes", AXES)
 def test_vmap_of_grad_against_loop(in_axes):
-    args = testing.batch_args(make_args, in_axes, 4)
     f = mg.grad(lambda x, m, s: mnp.sum(mnp.sin(masked_scatter(x, m, s)) * x), (0, 2))
-    testing.check_vmap(f, args, in_axes, atol=1e-12, rtol=1e-12)
+    check_vmap_against_loop(f, make_args, in_axes, size=4, atol=1e-12, rtol=1e-12)
 
 
 @pytest.mark.parametrize("in_axes", AXES)
 def test_jaxpr_size_independent_of_batch(in_axes):
-    f = mg.grad(lambda x, m, s: mnp.sum(masked_scatter(x, m, s) ** 2), (0, 2))
-    counts = [len(mg.make_jaxpr(mg.vmap(g, in_axes))(*testing.batch_args(make_args, in_axes, b))
-                  .eqns) for g in (masked_scatter, f) for b in (2, 64)]
-    assert counts[0] == counts[1] and counts[2] == counts[3]
+    f = grad_of_sum_of_squares(masked_scatter, (0, 2))
+    check_jaxpr_size_independent_of_batch([masked_scatter, f], make_args, in_axes, sizes=(2, 64))
 
 
 def test_vmap_consumes_source_per_example():

@@ -7,13 +7,12 @@ mode: grad, jacfwd, jacrev, vjp, jvp, vmap(grad) and hessian (second order).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import pytest
+from docs_runner import load_run_docs
 
 import minigrad as mg
 from minigrad import numpy as mnp
@@ -152,21 +151,9 @@ def test_double_where_trick_fixes_it() -> None:
 # --------------------------------------------------------------------------- the doc page
 
 
-def _run_docs() -> Any:
-    """docs/run_docs.py as a module (docs/ is not a package); test_docs.py may have loaded it."""
-    if "run_docs" in sys.modules:
-        return sys.modules["run_docs"]
-    spec = importlib.util.spec_from_file_location("run_docs", ROOT / "docs" / "run_docs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["run_docs"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_doc_page_runs_and_prints_what_it_shows() -> None:
     """Every python block of docs/nan-safety.md runs, and prints the text block under it."""
-    run_docs = _run_docs()
+    run_docs = load_run_docs()
     page = ROOT / "docs" / "nan-safety.md"
     blocks = run_docs.run_page(page)
     assert len(blocks) >= 3
