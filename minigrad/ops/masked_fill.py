@@ -41,9 +41,9 @@ def masked_fill(x: Any, mask: Any, value: Any) -> Any:
 @masked_fill_p.def_impl
 def _masked_fill_impl(x: np.ndarray, mask: np.ndarray, value: np.ndarray) -> np.ndarray:
     # Filling with 0 is an AND of x's bit pattern with a mask of all ones or all zeros: exact for
-    # every value, and branch-free where np.where mispredicts on an irregular mask (measured,
-    # benchmarks/run.py: 2.5-4x faster from ~100k elements at 30% true; np.where wins below
-    # ~32k, and for a nonzero value at every size). Transposes fill with 0.
+    # every value, and branch-free where np.where mispredicts on an irregular mask (measured in
+    # benchmarks/masked_fill_impls.py: 2.5-4x faster from ~100k elements at 30% true; np.where
+    # wins below ~32k, and for a nonzero value at every size). Transposes fill with 0.
     if np.size(x) >= 32768 and x.dtype.itemsize in (1, 2, 4, 8) and np.size(value) == 1:
         bits = np.dtype(f"i{x.dtype.itemsize}")
         if not np.asarray(value, x.dtype).view(bits).any():  # all bits 0: +0.0, not -0.0
