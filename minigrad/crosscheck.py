@@ -26,7 +26,7 @@ import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
-from functools import partial
+from functools import partial, wraps
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -200,6 +200,16 @@ def _with(ops: Sequence[Any], positions: Sequence[int], vals: Sequence[Any]) -> 
     return full
 
 
+def _in_session(method: Callable[..., None]) -> Callable[..., None]:
+    """Run a comparison method inside its framework's ``session`` (JAX: 64-bit types on)."""
+    @wraps(method)
+    def wrapped(self: Crosscheck, *args: Any) -> None:
+        with self.fw.session():
+            method(self, *args)
+
+    return wrapped
+
+
 class Crosscheck:
     """Runs the comparisons of one framework and classifies their results."""
 
@@ -229,6 +239,7 @@ class Crosscheck:
                             for name in sorted(set(seen))]
         self.results.append(result)
 
+    @_in_session
     def sample(self, op: str, s: Sample) -> None:
         fw, names = self.fw, s.argnames
         rng = np.random.default_rng(self.seed)
@@ -335,6 +346,7 @@ class Crosscheck:
         return body
 
 
+    @_in_session
     def negative_index(self, op: str) -> None:
         """minigrad rejects an index entry of -1; the other framework should too."""
         import minigrad as mg

@@ -59,6 +59,11 @@ class Framework:
         """Collect the names of ops the framework looped over (no batching rule)."""
         yield
 
+    def session(self) -> contextlib.AbstractContextManager[Any]:
+        """The settings the comparisons need, in force only inside this context (the caller's
+        own settings of the framework are left as they were)."""
+        return contextlib.nullcontext()
+
 
 class Torch(Framework):
     name = "torch"
@@ -143,9 +148,13 @@ class Jax(Framework):
         import jax
         import jax.numpy as jnp
 
-        jax.config.update("jax_enable_x64", True)
         self.jax, self.jnp = jax, jnp
         self.version = jax.__version__
+
+    def session(self) -> contextlib.AbstractContextManager[Any]:
+        # float64 as in minigrad; a context, not jax.config.update: that would switch 64-bit
+        # types on for the rest of the process, in the caller's own JAX code too
+        return self.jax.enable_x64(True)  # type: ignore[no-any-return]
 
     def _index_update(self, x: Any, dim: int, index: Any, update: Any, how: str) -> Any:
         """``x`` with ``update`` added or set at ``index`` along ``dim``, with PyTorch's

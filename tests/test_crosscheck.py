@@ -113,12 +113,15 @@ def test_torch_undocumented_mismatch_exits_1(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_jax_agrees_up_to_documented_divergences() -> None:
-    pytest.importorskip("jax", reason="the cross-check against JAX needs jax installed "
-                        "(pip install jax jaxlib)")
+    jax = pytest.importorskip("jax", reason="the cross-check against JAX needs jax installed "
+                              "(pip install jax jaxlib)")
+    x64 = jax.config.jax_enable_x64
     # JAX compiles every new shape, so this runs one sample rather than all of them.
     cc = crosscheck.Crosscheck(crosscheck.load("jax"))
     cc.sample("index_copy", op_samples("index_copy")[0])  # duplicates: the last one wins
     cc.negative_index("index_fill")
+    # the comparisons run in float64, but the caller's JAX setting is left as it was
+    assert jax.config.jax_enable_x64 == x64
     assert [(r.sample, r.check, r.message) for r in cc.results if r.status == "fail"] == []
     assert {r.divergence for r in cc.results if r.status == "divergence"} == {
         "jax-negative-index"}
