@@ -206,8 +206,8 @@ def broadcast_prefix(prefix: Any, full: Any, what: str, root: str = "",
     out: list[Any] = []
     noun = "the argument" if of == "the arguments" else "the value"
 
-    # ``at`` is the path to the node as (structure, child number) pairs: it is spelled out only
-    # for an error, as the spelling costs more than the walk.
+    # ``at`` is the path to the node, step by step: it is spelled out only for an error, as the
+    # spelling costs more than the walk.
     def rec(p: Any, f: Any, at: tuple) -> None:
         p_node = _node_of(p) if p is not None else None
         if p_node is None:  # a prefix leaf covers the whole subtree
@@ -225,20 +225,27 @@ def broadcast_prefix(prefix: Any, full: Any, what: str, root: str = "",
             raise ValueError(
                 f"{what} must be a tree prefix of {of}; at {_path(root, at)} it has "
                 f"structure {tree_structure(p)} but {noun} has {tree_structure(f)}")
-        node = PyTreeDef(f_node[0], f_aux, tuple(LEAF for _ in f_children))
         for i, (pc, fc) in enumerate(zip(p_children, f_children, strict=True)):
-            if (pc is None or _node_of(pc) is None) and _node_of(fc) is None:
+            if _plain_leaf(pc) and _plain_leaf(fc):
                 out.append(pc)  # a leaf covering a leaf: the common case, without recursing
             else:
-                rec(pc, fc, (*at, (node, i)))
+                rec(pc, fc, (*at, (f_node[0], f_aux, len(f_children), i)))
 
     rec(prefix, full, ())
     return out
 
 
+def _plain_leaf(x: Any) -> bool:
+    """True if ``x`` is certainly a leaf: neither a registered node nor a tuple (a namedtuple
+    is a node). Cheaper than ``_node_of``; a False may still be a leaf."""
+    return type(x) not in _registry and not isinstance(x, tuple)
+
+
 def _path(root: str, at: tuple) -> str:
-    """The readable path (``args[0]['w']``) of the node that ``at`` leads to from ``root``."""
-    return root + "".join(_child_keys(node)[i] for node, i in at) or "the root"
+    """The readable path (``args[0]['w']``) of the node that ``at`` leads to from ``root``:
+    ``at`` holds a (node type, aux data, number of children, child number) step per level."""
+    keys = (_child_keys(PyTreeDef(t, aux, (LEAF,) * n))[i] for t, aux, n, i in at)
+    return root + "".join(keys) or "the root"
 
 
 def _describe(x: Any) -> str:

@@ -129,7 +129,7 @@ def _index_select_impl(x: np.ndarray, index: np.ndarray, *, dim: int) -> np.ndar
 def _index_select_abstract_eval(x: ShapedArray, index: ShapedArray, *, dim: int) -> ShapedArray:
     if not 0 <= dim < x.ndim:
         raise ValueError(f"index_select: dim must be in [0, {x.ndim}); got {dim}")
-    if index.ndim != 1 or not np.issubdtype(index.dtype, np.integer):
+    if index.ndim != 1 or index.dtype.kind not in "iu":
         raise TypeError(f"index_select: index must be a 1-D integer array; got "
                         f"{index.str_short()}")
     shape = list(x.shape)

@@ -84,7 +84,7 @@ def _winners(index: np.ndarray, size: int) -> np.ndarray | None:
 def _index_copy_abstract_eval(x: ShapedArray, index: ShapedArray, source: ShapedArray, *,
                               dim: int) -> ShapedArray:
     expected = x.shape[:dim] + index.shape + x.shape[dim + 1:]
-    if (index.ndim != 1 or not np.issubdtype(index.dtype, np.integer)
+    if (index.ndim != 1 or index.dtype.kind not in "iu"
             or source.shape != expected or source.dtype != x.dtype):
         raise TypeError(f"index_copy: operands {x.str_short()}, {index.str_short()}, "
                         f"{source.str_short()} do not fit dim={dim}")
@@ -173,7 +173,7 @@ last_occurrence_p.def_impl(_last_occurrence_impl)
 
 @last_occurrence_p.def_abstract_eval
 def _last_occurrence_abstract_eval(index: ShapedArray) -> ShapedArray:
-    if index.ndim < 1 or not np.issubdtype(index.dtype, np.integer):
+    if index.ndim < 1 or index.dtype.kind not in "iu":
         raise TypeError(f"last_occurrence: index must be an integer array of rank >= 1; got "
                         f"{index.str_short()}")
     return ShapedArray(index.shape, np.dtype(bool))

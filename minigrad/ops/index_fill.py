@@ -75,7 +75,7 @@ def _index_fill_impl(x: np.ndarray, index: np.ndarray, value: np.ndarray, *, dim
 @index_fill_p.def_abstract_eval
 def _index_fill_abstract_eval(x: ShapedArray, index: ShapedArray, value: ShapedArray, *,
                               dim: int) -> ShapedArray:
-    if (index.ndim != 1 or not np.issubdtype(index.dtype, np.integer) or value.shape != ()
+    if (index.ndim != 1 or index.dtype.kind not in "iu" or value.shape != ()
             or value.dtype != x.dtype or not 0 <= dim < x.ndim):
         raise TypeError(f"index_fill: operands {x.str_short()}, {index.str_short()}, "
                         f"{value.str_short()} do not fit dim={dim}")

@@ -5,8 +5,6 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from minigrad.core import get_aval
 from minigrad.ops.structural import full
 from minigrad.transforms.jvp import jacfwd_named, primal_part
@@ -34,7 +32,7 @@ def _dyn_args(transform: str, args: tuple, argnums: int | Sequence[int]
     leaves = [as_operand(x, transform, p) for x, p in zip(leaves, paths, strict=True)]
     for x, p in zip(leaves, paths, strict=True):
         dtype = get_aval(x).dtype
-        if not np.issubdtype(dtype, np.floating):
+        if dtype.kind != "f":
             raise TypeError(f"{transform}: {p} must be a floating array to be differentiated; "
                             f"got dtype {dtype} (argnums selects the arguments to "
                             f"differentiate)")
@@ -89,7 +87,7 @@ def _value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int], has_a
                 raise TypeError(f"{transform}: the function must return a scalar (shape ()); "
                                 f"got shape {aval.shape}. Use jacrev for a Jacobian, or sum "
                                 f"the output")
-            if not np.issubdtype(aval.dtype, np.floating):
+            if aval.dtype.kind != "f":
                 raise TypeError(f"{transform}: the function must return a real floating "
                                 f"scalar; got dtype {aval.dtype}")
             return out
@@ -142,7 +140,7 @@ def _jacrev(fun: Callable[..., Any], argnums: int | Sequence[int], transform: st
         f = _with_dyn(partial(fun, **kwargs) if kwargs else fun, args, nums, tree)
         out_tree, primals_out, pullback = vjp_flat(f, leaves, transform)
         for p, path in zip(primals_out, leaf_paths(out_tree, "output"), strict=True):
-            if not np.issubdtype(get_aval(p).dtype, np.floating):
+            if get_aval(p).dtype.kind != "f":
                 raise TypeError(f"{transform}: the function's outputs must be floating; {path} "
                                 f"has dtype {get_aval(p).dtype} (jacfwd gives float0 zeros "
                                 f"there)")

@@ -171,7 +171,7 @@ def jacfwd_named(fun: Callable[..., Any], argnums: int | Sequence[int], transfor
         paths = leaf_paths(dyn_tree, "args")
         dyn_leaves = [as_operand(x, transform, p) for x, p in zip(dyn_leaves, paths, strict=True)]
         for x, path in zip(dyn_leaves, paths, strict=True):
-            if not np.issubdtype(get_aval(x).dtype, np.floating):
+            if get_aval(x).dtype.kind != "f":
                 raise TypeError(f"{transform}: {path} must be a floating array; got "
                                 f"{get_aval(x).dtype}")
 

@@ -164,7 +164,7 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any) -> Callable[..., tu
     closed = dce_closed(make_jaxpr_named(fun, "linear_transpose")(*primals))
     in_avals = [v.aval for v in closed.jaxpr.invars]
     for a in in_avals:
-        if not np.issubdtype(a.dtype, np.inexact):
+        if a.dtype.kind not in "fc":
             raise TypeError(f"linear_transpose: inputs must be floating; got {a.str_short()}")
     linear = set(closed.jaxpr.invars)
     for e in closed.jaxpr.eqns:
