@@ -316,23 +316,29 @@ def chain(n: int) -> Callable[[Any], Any]:
 
 
 def trace_section(ns: tuple[int, ...], repeats: int) -> dict[str, dict[int, float]]:
+    """Each transform of a chain of N primitives, every N timed in the same interleaved rounds
+    (so a burst of load on the machine lands on all N alike, not on the one being timed)."""
     x = np.linspace(0.1, 0.9, 4)
     xs = np.tile(x, (3, 1))
-    out: dict[str, dict[int, float]] = {}
+    cases: dict[str, dict[int, Callable[[], Any]]] = {}
     for n in ns:
         f = chain(n)
         assert len(mg.make_jaxpr(f)(x).eqns) == n
         total = lambda y, f=f: mnp.sum(f(y))  # noqa: E731
-        cases = {
+        for name, fn in {
             "make_jaxpr": lambda f=f: mg.make_jaxpr(f)(x),
             "jvp": lambda f=f: mg.jvp(f, (x,), (x,)),
             "vmap": lambda f=f: mg.vmap(f)(xs),
             "grad": lambda t=total: mg.grad(t)(x),
             "vmap(grad)": lambda t=total: mg.vmap(mg.grad(t))(xs),
-        }
-        for name, fn in cases.items():
-            out.setdefault(name, {})[n] = median_time(fn, max(7, repeats), target=0.05)
-        print(f"  N={n}: " + "  ".join(f"{k} {v[n] * 1e3:.2f} ms" for k, v in out.items()),
+        }.items():
+            cases.setdefault(name, {})[n] = fn
+    out: dict[str, dict[int, float]] = {}
+    for name, by_n in cases.items():
+        medians = interleaved_medians({str(n): fn for n, fn in by_n.items()},
+                                      max(7, repeats), target=0.05, budget=10.0)
+        out[name] = {n: medians[str(n)] for n in by_n}
+        print(f"  {name}: " + "  ".join(f"N={n} {t * 1e3:.2f} ms" for n, t in out[name].items()),
               flush=True)
     return out
 
@@ -684,7 +690,10 @@ Issue 4's large case, against plain-NumPy copy + scatter-add formulations:
 
 A chain of N primitives (`sin`, `cos`, `tanh` in turn) on a (4,) array; `vmap` on a batch of 3.
 The last column is t(2N)/t(N) for consecutive N: 2.0 means linear (single steps are noisy on a
-shared machine; the targets table compares the time per primitive at both ends of the range).
+shared machine, though every N of a transform is timed in the same interleaved rounds; the
+targets table compares the time per primitive at both ends of the range). Above ~1000
+primitives, Python's garbage collector adds a little: its full collections scan every live
+object, and the staged equations are many.
 
 {trace}
 
