@@ -691,9 +691,7 @@ Issue 4's large case, against plain-NumPy copy + scatter-add formulations:
 A chain of N primitives (`sin`, `cos`, `tanh` in turn) on a (4,) array; `vmap` on a batch of 3.
 The last column is t(2N)/t(N) for consecutive N: 2.0 means linear (single steps are noisy on a
 shared machine, though every N of a transform is timed in the same interleaved rounds; the
-targets table compares the time per primitive at both ends of the range). Above ~1000
-primitives, Python's garbage collector adds a little: its full collections scan every live
-object, and the staged equations are many.
+targets table compares the time per primitive at both ends of the range).
 
 {trace}
 
