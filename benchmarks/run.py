@@ -247,13 +247,20 @@ def eager_section(repeats: int) -> tuple[dict[str, dict[str, float]], dict[str, 
                 raise AssertionError(f"eager {name} ({k}) disagrees with plain NumPy")
         samples = interleaved_samples(fns, 2 * repeats + 1, target=0.005)
         rows[name] = {k: float(np.median(v)) for k, v in samples.items()}
-        # The overheads are microseconds, and the machine's speed drifts from round to round:
-        # each is the median of the differences within a round, where both ran back to back.
+        # The overheads are microseconds, below the swings of this shared machine's speed (whole
+        # sections run up to 1.6x slower under others' load). Two estimates: the median of the
+        # differences within a round, where both ran back to back; and the difference of the
+        # fastest rounds, the cost of the code itself (timeit's advice for code this short).
+        for k in ("minigrad", "bind", "impl", "torch"):
+            if k in samples:
+                rows[name][f"{k} min"] = min(samples[k])
+        rows[name]["numpy min"] = min(samples["numpy"])
         for k in ("minigrad", "bind", "impl"):
             rows[name][f"{k} - numpy"] = float(np.median(np.subtract(samples[k],
                                                                      samples["numpy"])))
-        print(f"  {name}: " + ", ".join(f"{k} {v * 1e6:.2f} us" for k, v in rows[name].items()),
-              flush=True)
+            rows[name][f"{k} - numpy, min"] = min(samples[k]) - min(samples["numpy"])
+        print(f"  {name}: " + ", ".join(f"{k} {v * 1e6:.2f} us" for k, v in rows[name].items()
+                                         if k in fns), flush=True)
     # Issue 4: index_add on x (4096, 64) with 1024 entries against the fastest plain NumPy.
     big_x = rng.standard_normal((4096, 64))
     big_i = rng.integers(0, 4096, 1024)
@@ -526,8 +533,9 @@ def targets_table(res: dict[int, dict[str, float]], eager: dict[str, dict[str, f
             r = res[b][mg_name] / res[b][torch_name]
             rows.append([f"vmap(grad) <= torch.func at B={b}", f"{r:.2f}x", verdict(r <= 1.0)])
     for name, t in eager.items():
-        d = t["minigrad - numpy"] * 1e6
-        rows.append([f"eager {name} (8x4) <= 3 us above NumPy", f"{d:+.2f} us", verdict(d <= 3)])
+        d, med = t["minigrad - numpy, min"] * 1e6, t["minigrad - numpy"] * 1e6
+        rows.append([f"eager {name} (8x4) <= 3 us above NumPy (fastest rounds; the median of "
+                     f"differences in brackets)", f"{d:+.2f} us ({med:+.2f})", verdict(d <= 3)])
     fastest = min(v for k, v in big.items() if k != "minigrad")
     r = big["minigrad"] / fastest
     rows.append(["eager index_add (4096x64, 1024 entries) <= 1.5x fastest NumPy", f"{r:.2f}x",
@@ -577,15 +585,19 @@ def main() -> None:
     for name, t in eager.items():
         row = [name, f"{t['minigrad'] * 1e6:.2f}", f"{t['numpy'] * 1e6:.2f}",
                f"{t['minigrad - numpy'] * 1e6:+.2f}",
-               f"{(t['minigrad - numpy'] - t['bind - numpy']) * 1e6:.2f}",
-               f"{(t['bind - numpy'] - t['impl - numpy']) * 1e6:.2f}",
-               f"{t['impl - numpy'] * 1e6:.2f}"]
+               f"{t['minigrad min'] * 1e6:.2f}", f"{t['numpy min'] * 1e6:.2f}",
+               f"{t['minigrad - numpy, min'] * 1e6:+.2f}",
+               f"{(t['minigrad - numpy, min'] - t['bind - numpy, min']) * 1e6:.2f}",
+               f"{(t['bind - numpy, min'] - t['impl - numpy, min']) * 1e6:.2f}",
+               f"{t['impl - numpy, min'] * 1e6:.2f}"]
         if has_torch:
-            row.append(f"{t['torch'] * 1e6:.2f}")
+            row.append(f"{t['torch'] * 1e6:.2f} / {t['torch min'] * 1e6:.2f}")
         eager_rows.append(row)
-    eager_md = md_table(["op (x 8x4)", "minigrad us", "NumPy us", "minigrad - NumPy us",
-                         "of which: user function (validation)", "bind", "impl beyond NumPy"]
-                        + (["PyTorch eager us"] if has_torch else []), eager_rows)
+    eager_md = md_table(["op (x 8x4)", "minigrad us (median)", "NumPy us (median)",
+                         "minigrad - NumPy us (median)", "minigrad us (min)", "NumPy us (min)",
+                         "minigrad - NumPy us (min)", "of which (min): user function "
+                         "(validation)", "bind", "impl beyond NumPy"]
+                        + (["PyTorch eager us (median / min)"] if has_torch else []), eager_rows)
     fastest = min((v, k) for k, v in big.items() if k != "minigrad")
     big_md = md_table(["index_add, x (4096, 64), 1024 entries", "median us", "/ fastest NumPy"],
                       [[k, f"{v * 1e6:.1f}", f"{v / fastest[0]:.2f}"] for k, v in big.items()])
@@ -676,9 +688,12 @@ and a gather.
 Small input: `x` (8, 4) float64, 3 index entries, 2 filled columns, a (8, 4) mask. Plain NumPy
 is the shortest equivalent (copy + `np.add.at`, copy + fancy assignment, `np.where`, copy +
 boolean assignment); minigrad also validates its arguments (dtypes, shapes, index range,
-duplicates for `index_copy`) and binds a primitive. The times are medians; each difference is
-the median over rounds of the difference within a round, where the two ran back to back (the
-machine's speed drifts between rounds by more than these microseconds).
+duplicates for `index_copy`) and binds a primitive. These are microseconds, and this shared
+machine's speed swings by more (a whole section can run 1.6x slower under others' load), so the
+table gives two estimates over 31 interleaved rounds: medians, with the difference taken within
+each round where the two ran back to back; and minima, the fastest round of each, which is the
+cost of the code itself (what Python's timeit advises for code this short). The targets table
+judges by the minima and shows the median beside them.
 
 {eager}
 
