@@ -74,8 +74,10 @@ class ShapedArray:
 
 def get_aval(x: Any) -> ShapedArray:
     """The abstract value of a tracer, an array or a Python scalar."""
-    if type(x) is np.ndarray:  # the common case first
-        return ShapedArray(x.shape, x.dtype)
+    if type(x) is np.ndarray:  # the common case first, made without __init__'s conversions:
+        aval = object.__new__(ShapedArray)  # an ndarray's shape is a tuple, its dtype a dtype
+        aval.shape, aval.dtype = x.shape, x.dtype
+        return aval
     if isinstance(x, Tracer):
         return x.aval
     if isinstance(x, (np.ndarray, np.generic)):

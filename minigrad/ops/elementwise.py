@@ -44,7 +44,7 @@ def _same_shape_abstract_eval(name: str, out_dtype: np.dtype | None, *xs: Shaped
 def _elementwise_batch(prim: Primitive, axis_size: int, vals: tuple, dims: tuple,
                        **params: Any) -> tuple:
     # Every operand batched along the same axis: nothing to move. Otherwise line them up at 0.
-    if all(d is not None for d in dims) and len(set(dims)) == 1:
+    if None not in dims and len(set(dims)) == 1:
         return prim.bind(*vals, **params), dims[0]
     vals = tuple(bdim_to_front(x, d, axis_size) for x, d in zip(vals, dims, strict=True))
     return prim.bind(*vals, **params), 0
