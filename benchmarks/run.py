@@ -125,6 +125,12 @@ def interleaved_samples(fns: dict[str, Callable[[], Any]], repeats: int, target:
     return samples
 
 
+def paired_ratio(a: list[float], b: list[float]) -> float:
+    """The median of a[r] / b[r] over the rounds r that both ran."""
+    n = min(len(a), len(b))
+    return float(np.median(np.divide(a[:n], b[:n])))
+
+
 def median_time(fn: Callable[[], Any], repeats: int, target: float = 0.02) -> float:
     return interleaved_medians({"f": fn}, repeats, target)["f"]
 
@@ -157,8 +163,18 @@ def per_example_section(batches: tuple[int, ...], repeats: int) -> dict[int, dic
             got = np.asarray(fn())
             if not np.allclose(got, expected, rtol=1e-9, atol=1e-9):
                 raise AssertionError(f"{name} disagrees with the floor at B={b}")
-        results[b] = interleaved_medians(fns, repeats, budget=8.0 if b >= 256 else 4.0)
-        line = "  ".join(f"{k} {v * 1e3:.3f} ms" for k, v in results[b].items())
+        samples = interleaved_samples(fns, repeats, budget=8.0 if b >= 256 else 4.0)
+        results[b] = {k: float(np.median(v)) for k, v in samples.items()}
+        # Ratios pair by pair: the median over rounds of the ratio within a round, where the
+        # two ran back to back, so that a change in the machine's speed between rounds cancels.
+        floor = "floor (NumPy by hand)"
+        for k in fns:
+            if k != floor:
+                results[b][f"{k} / floor"] = paired_ratio(samples[k], samples[floor])
+        if "torch.func vmap(grad)" in fns:
+            results[b]["minigrad vmap(grad) / torch.func"] = paired_ratio(
+                samples["minigrad vmap(grad)"], samples["torch.func vmap(grad)"])
+        line = "  ".join(f"{k} {v * 1e3:.3f} ms" for k, v in results[b].items() if k in fns)
         print(f"  B={b}: {line}", flush=True)
     return results
 
@@ -475,18 +491,13 @@ def md_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def per_example_tables(res: dict[int, dict[str, float]]) -> tuple[str, str]:
-    systems = list(next(iter(res.values())))
+    first = next(iter(res.values()))
+    systems = [k for k in first if " / " not in k]
     times = [[s] + [fmt_ms(res[b][s]) for b in res] for s in systems]
-    floor = systems[0]
-    ratios = []
-    for s in systems[1:]:
-        ratios.append([f"{s} / floor"] + [f"{res[b][s] / res[b][floor]:.2f}" for b in res])
-    if "torch.func vmap(grad)" in systems:
-        ratios.append(["minigrad vmap(grad) / torch.func"] + [
-            f"{res[b]['minigrad vmap(grad)'] / res[b]['torch.func vmap(grad)']:.2f}"
-            for b in res])
+    ratios = [[k] + [f"{res[b][k]:.2f}" for b in res] for k in first if " / " in k]
     header = ["median ms"] + [f"B={b}" for b in res]
-    return md_table(header, times), md_table(["ratio", *header[1:]], ratios)
+    return md_table(header, times), md_table(["ratio (median of ratios within a round)",
+                                              *header[1:]], ratios)
 
 
 def plot(res: dict[int, dict[str, float]], path: Path) -> str:
@@ -500,7 +511,7 @@ def plot(res: dict[int, dict[str, float]], path: Path) -> str:
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     batches = list(res)
-    for s in next(iter(res.values())):
+    for s in (k for k in next(iter(res.values())) if " / " not in k):  # times, not ratios
         ax.plot(batches, [res[b][s] * 1e3 / b for b in batches], marker="o", label=s)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -522,15 +533,14 @@ def targets_table(res: dict[int, dict[str, float]], eager: dict[str, dict[str, f
     def verdict(ok: bool) -> str:
         return "holds" if ok else "does not hold"
 
-    mg_name, torch_name, floor_name = ("minigrad vmap(grad)", "torch.func vmap(grad)",
-                                       "floor (NumPy by hand)")
+    mg_name, torch_name = "minigrad vmap(grad)", "torch.func vmap(grad)"
     rows = []
     if 256 in res:
-        r = res[256][mg_name] / res[256][floor_name]
+        r = res[256][f"{mg_name} / floor"]
         rows.append(["vmap(grad) <= 1.3x the floor at B=256", f"{r:.2f}x", verdict(r <= 1.3)])
     if torch_name in next(iter(res.values())):
         for b in res:
-            r = res[b][mg_name] / res[b][torch_name]
+            r = res[b][f"{mg_name} / torch.func"]
             rows.append([f"vmap(grad) <= torch.func at B={b}", f"{r:.2f}x", verdict(r <= 1.0)])
     for name, t in eager.items():
         d, med = t["minigrad - numpy, min"] * 1e6, t["minigrad - numpy"] * 1e6
@@ -646,8 +656,11 @@ def main() -> None:
 PAGE = """# Benchmarks
 
 Written by `python benchmarks/run.py` on {date} ({repeats} interleaved repeats per figure;
-every figure is a median). The machine is shared with other work: compare ratios, which are
-taken within one run with the systems interleaved round by round, rather than absolute times.
+every time is a median). The machine is shared with other work: compare ratios rather than
+absolute times. The systems run interleaved round by round, and a ratio is the median over the
+rounds of the ratio within a round, so that a change in the machine's speed between rounds
+cancels; the speed still swings within a run, and single ratios at B=1 moved by +-15% between
+runs.
 `pip install -e ".[bench]"` adds matplotlib for the plot; torch and jax rows appear when they
 are installed.
 
