@@ -748,9 +748,10 @@ file that owns the rule, with a comment saying why:
   NumPy at once instead of through five primitives;
 - less interpreter work per primitive: a trace whose tracers are not among the operands hands
   the primitive on without building symbolic zeros; tracers compute their abstract value once;
-  `ShapedArray` skips conversions, `get_aval` tests for an ndarray first, dtype tests use the
-  dtype's kind; the JVP of `index_copy` with a constant source is `index_fill` (no zeros
-  source), and of `index_fill` with a constant value fills a literal 0;
+  `ShapedArray` skips conversions, `get_aval` tests for an ndarray first and builds its
+  abstract value directly, dtype tests use the dtype's kind (not `np.issubdtype`); the JVP
+  of `index_copy` with a constant source is `index_fill` (no zeros source), and of
+  `index_fill` with a constant value fills a literal 0;
 - a cheap eager path: `Primitive.bind` runs the impl directly when no transform is active, and
   the five ops' validation has fast paths for the common argument types (an int `dim`, an
   integer ndarray index, a Python number, shapes that need no broadcasting); `index_add` and
