@@ -16,13 +16,14 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as hst
-from records import BOTH, CASES, F32, F64, Case, integral, normal, positive
+from records import CASES, Case
 
 import minigrad as mg
 from minigrad.core import UndefPrimal, Zero, float0, get_aval, tangent_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.ops.gather import check_index_p
+from minigrad.samples import BOTH, F32, F64, integral, normal, positive
 from minigrad.testing import Sample, all_in_axes, check_jvp, check_primitive
 
 
