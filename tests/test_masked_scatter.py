@@ -20,32 +20,9 @@ from minigrad import testing
 from minigrad.core import ShapedArray, UndefPrimal
 from minigrad.ops.gather import masked_gather, masked_gather_p
 from minigrad.ops.masked_scatter import masked_scatter, masked_scatter_p
+from minigrad.samples import loop_masked_gather, loop_masked_scatter  # the reference loops
 
 mnp = mg.numpy
-
-
-def ref_masked_scatter(x: np.ndarray, mask: np.ndarray, source: np.ndarray) -> np.ndarray:
-    """A loop over the broadcast shape in row-major order, reading source.ravel() in order."""
-    shape = np.broadcast_shapes(np.shape(x), np.shape(mask))
-    out = np.array(np.broadcast_to(x, shape))
-    mb = np.broadcast_to(mask, shape)
-    src = np.asarray(source).ravel()
-    k = 0
-    for idx in np.ndindex(shape):
-        if mb[idx]:
-            out[idx] = src[k]
-            k += 1
-    return out
-
-
-def ref_masked_gather(y: np.ndarray, mask: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros(n, y.dtype)
-    k = 0
-    for idx in np.ndindex(y.shape):
-        if mask[idx]:
-            out[k] = y[idx]
-            k += 1
-    return out
 
 
 RNG = np.random.default_rng(0)
@@ -69,7 +46,7 @@ def test_forward_matches_loop(shapes, seed, extra):
     source = rng.standard_normal(count + extra)
     out = masked_scatter(x, mask, source)
     assert out.shape == shapes.result_shape
-    np.testing.assert_array_equal(out, ref_masked_scatter(x, mask, source))
+    np.testing.assert_array_equal(out, loop_masked_scatter(x, mask, source))
 
 
 def test_consumes_source_in_row_major_order():
@@ -95,7 +72,7 @@ def test_broadcasting_and_x_cotangent_summed_back():
     mask = np.tril(np.ones((5, 5), bool))
     out = masked_scatter(x, mask, np.arange(20.0))
     assert out.shape == (5, 5)
-    np.testing.assert_array_equal(out, ref_masked_scatter(x, mask, np.arange(20.0)))
+    np.testing.assert_array_equal(out, loop_masked_scatter(x, mask, np.arange(20.0)))
     w = RNG.standard_normal((5, 5))
     g = mg.grad(lambda x: mnp.sum(masked_scatter(x, mask, np.arange(20.0)) * w))(x)
     assert g.shape == (5,)
@@ -104,7 +81,7 @@ def test_broadcasting_and_x_cotangent_summed_back():
     x = RNG.standard_normal((4, 3))
     row = np.array([True, False, True])
     np.testing.assert_array_equal(masked_scatter(x, row, np.arange(8.0)),
-                                  ref_masked_scatter(x, row, np.arange(8.0)))
+                                  loop_masked_scatter(x, row, np.arange(8.0)))
     g = mg.grad(lambda x: mnp.sum(masked_scatter(x, row, np.arange(8.0)) * 2.0))(
         np.ones((2, 1)))
     np.testing.assert_array_equal(g, [[2.0], [2.0]])
@@ -132,7 +109,7 @@ def test_integer_x_forward():
     s = np.arange(100, 116)
     out = masked_scatter(x, M, s)
     assert out.dtype == x.dtype
-    np.testing.assert_array_equal(out, ref_masked_scatter(x, M, s))
+    np.testing.assert_array_equal(out, loop_masked_scatter(x, M, s))
 
 
 def test_inputs_never_mutated():
@@ -192,7 +169,7 @@ def test_transpose_dot_product():
     np.testing.assert_allclose(np.vdot(masked_scatter(x, M, s), w),
                                np.vdot(x, ct_x) + np.vdot(s, ct_s))
     np.testing.assert_array_equal(ct_x, np.where(M, 0.0, w))
-    np.testing.assert_array_equal(ct_s.ravel(), ref_masked_gather(w, M, 16))
+    np.testing.assert_array_equal(ct_s.ravel(), loop_masked_gather(w, M, 16))
 
 
 def test_hessian_and_hvp():
@@ -222,11 +199,11 @@ def test_primitive_rules():
                 rng.standard_normal((2, 4)))
 
     def ref_batched(x, m, s, batch_dims):
-        return np.stack([ref_masked_scatter(x[b], m[b], s[b]) for b in range(x.shape[0])])
+        return np.stack([loop_masked_scatter(x[b], m[b], s[b]) for b in range(x.shape[0])])
 
     testing.check_primitive(masked_scatter_p, [
         testing.Sample("3x4", make, {"batch_dims": 0}, diff=(0, 2), linear=((0, 2),),
-                       reference=lambda x, m, s, batch_dims: ref_masked_scatter(x, m, s)),
+                       reference=lambda x, m, s, batch_dims: loop_masked_scatter(x, m, s)),
         testing.Sample("batch_dims=1", make_batched, {"batch_dims": 1}, diff=(0, 2),
                        linear=((0, 2),), reference=ref_batched)])
 
@@ -283,7 +260,7 @@ def test_vmap_of_vmap_and_jvp_of_vmap():
     s = RNG.standard_normal((2, 5))
     inner = mg.vmap(masked_scatter, (0, 0, None))
     g = lambda x, s: mg.vmap(inner, (0, 1, 0))(x, mask, s)  # noqa: E731
-    expected = np.stack([np.stack([ref_masked_scatter(x[i, j], mask[j, i], s[i])
+    expected = np.stack([np.stack([loop_masked_scatter(x[i, j], mask[j, i], s[i])
                                    for j in range(3)]) for i in range(2)])
     np.testing.assert_array_equal(g(x, s), expected)
     tx, ts = RNG.standard_normal(x.shape), RNG.standard_normal(s.shape)
@@ -292,7 +269,7 @@ def test_vmap_of_vmap_and_jvp_of_vmap():
     inner = mg.vmap(masked_scatter, (0, 0, 0))  # source batched in both
     s2 = RNG.standard_normal((2, 3, 4))
     out = mg.vmap(inner, (0, 1, 0))(x, mask, s2)
-    expected = np.stack([np.stack([ref_masked_scatter(x[i, j], mask[j, i], s2[i, j])
+    expected = np.stack([np.stack([loop_masked_scatter(x[i, j], mask[j, i], s2[i, j])
                                    for j in range(3)]) for i in range(2)])
     np.testing.assert_array_equal(out, expected)
 
@@ -307,7 +284,7 @@ def test_masked_gather_forward_matches_loop(shape, seed, extra):
     y = rng.standard_normal(shape)
     mask = rng.random(shape) < 0.5
     n = int(mask.sum()) + extra
-    np.testing.assert_array_equal(masked_gather(y, mask, n), ref_masked_gather(y, mask, n))
+    np.testing.assert_array_equal(masked_gather(y, mask, n), loop_masked_gather(y, mask, n))
 
 
 def test_masked_gather_rules():
@@ -319,10 +296,10 @@ def test_masked_gather_rules():
 
     testing.check_primitive(masked_gather_p, [
         testing.Sample("3x4", make, {"n": 13, "batch_dims": 0}, diff=(0,), linear=((0,),),
-                       reference=lambda y, m, n, batch_dims: ref_masked_gather(y, m, n)),
+                       reference=lambda y, m, n, batch_dims: loop_masked_gather(y, m, n)),
         testing.Sample("batch_dims=1", make_batched, {"n": 4, "batch_dims": 1}, diff=(0,),
                        linear=((0,),), reference=lambda y, m, n, batch_dims: np.stack(
-                           [ref_masked_gather(y[b], m[b], n) for b in range(2)]))])
+                           [loop_masked_gather(y[b], m[b], n) for b in range(2)]))])
     # its transpose is masked_scatter into zeros; grad(grad) and vmap(grad) close over the pair
     w = RNG.standard_normal(8)
     ct, = mg.linear_transpose(lambda y: masked_gather(y, M, 8), X)(w)
