@@ -17,6 +17,7 @@ import time
 from typing import Any, Callable
 
 import numpy as np
+from op_checks import fd_jacobian
 
 import minigrad as mg
 from minigrad import numpy as mnp
@@ -70,12 +71,7 @@ def test_six_nested_transforms_agree_with_finite_differences() -> None:
     assert out.shape == (2, 2, 2, 3, 2, 3, 2)
 
     # the sixth transform against central differences of the five inside it
-    eps = 1e-5
-    fd = np.zeros_like(out)
-    for idx in np.ndindex(*x.shape):
-        d = np.zeros_like(x)
-        d[idx] = eps
-        fd[(..., *idx)] = (g5(x + d) - g5(x - d)) / (2 * eps)
+    fd = fd_jacobian(g5, [x], 0, eps=1e-5)
     np.testing.assert_allclose(out, fd, rtol=1e-7, atol=1e-8)
 
     # and against the closed form: each point's fourth derivative, zero across points
@@ -109,12 +105,7 @@ def test_six_nested_transforms_through_the_five_ops() -> None:
     x = np.random.default_rng(1).uniform(-1, 1, (2, 3, 2))
     out = k6(x)
     assert out.shape == (2, 2, 3, 2, 3, 2, 3, 2)
-    eps = 1e-5
-    fd = np.zeros_like(out)
-    for idx in np.ndindex(*x.shape):
-        d = np.zeros_like(x)
-        d[idx] = eps
-        fd[(..., *idx)] = (k5(x + d) - k5(x - d)) / (2 * eps)
+    fd = fd_jacobian(k5, [x], 0, eps=1e-5)
     np.testing.assert_allclose(out, fd, rtol=1e-6, atol=1e-7)
     assert np.abs(out).max() > 1e-3  # the check compared something
 

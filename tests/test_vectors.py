@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -87,15 +88,24 @@ def copy_of(written: Path, tmp_path: Path) -> Path:
     return tmp_path
 
 
+def tamper(path: Path, key: str, change: Callable[[np.ndarray], np.ndarray]) -> None:
+    """Rewrite the vector file ``path`` with its array ``key`` replaced by ``change(array)``."""
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays[key] = change(arrays[key])
+    vectors.write_npz(str(path), arrays)
+
+
 def test_verify_catches_a_tampered_file(written: Path, tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     d = copy_of(written, tmp_path)
-    path = d / "masked_scatter.same-shape-f32.npz"
-    with np.load(path) as data:
-        arrays = {k: data[k] for k in data.files}
-    arrays["vjp_source"] = arrays["vjp_source"].copy()
-    arrays["vjp_source"].flat[0] += 0.5
-    vectors.write_npz(str(path), arrays)
+
+    def bump_first(a: np.ndarray) -> np.ndarray:
+        a = a.copy()
+        a.flat[0] += 0.5
+        return a
+
+    tamper(d / "masked_scatter.same-shape-f32.npz", "vjp_source", bump_first)
     assert main(["vectors", "--verify", str(d)]) == 1
     out = capsys.readouterr().out
     assert "masked_scatter.same-shape-f32.npz: vjp_source differs in 1 of 14 elements" in out
@@ -105,11 +115,8 @@ def test_verify_catches_a_tampered_file(written: Path, tmp_path: Path,
 def test_verify_catches_a_tampered_input(written: Path, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     d = copy_of(written, tmp_path)
-    path = d / "index_copy.dup-f64.npz"
-    with np.load(path) as data:
-        arrays = {k: data[k] for k in data.files}
-    arrays["x"] = arrays["x"] + 1.0  # the stored outputs no longer follow from the inputs
-    vectors.write_npz(str(path), arrays)
+    # the stored outputs no longer follow from the inputs
+    tamper(d / "index_copy.dup-f64.npz", "x", lambda x: x + 1.0)
     assert main(["vectors", "--verify", str(d)]) == 1
     assert "index_copy.dup-f64.npz: out differs" in capsys.readouterr().out
 
