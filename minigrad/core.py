@@ -293,10 +293,7 @@ class Tracer:
     __hash__ = None  # type: ignore[assignment]  # == builds an array, as in NumPy
 
     _trace: Trace
-
-    @property
-    def aval(self) -> ShapedArray:
-        raise NotImplementedError
+    aval: ShapedArray  # set by each subclass
 
     def concrete(self) -> np.ndarray | None:
         """The concrete value if this trace knows it (forward mode does), else None."""

@@ -155,15 +155,12 @@ def pp_jaxpr(jaxpr: Jaxpr) -> str:
 
 
 class JaxprTracer(Tracer):
-    __slots__ = ("var",)
+    __slots__ = ("var", "aval")
 
     def __init__(self, trace: JaxprTrace, var: Var):
         self._trace = trace
         self.var = var
-
-    @property
-    def aval(self) -> ShapedArray:
-        return self.var.aval
+        self.aval = var.aval
 
 
 class JaxprTrace(Trace):

@@ -123,7 +123,14 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
                             f"{node_type.__name__} must return a pair (children, aux); got "
                             f"{type(flat).__name__}")
         children, aux = flat
-        return PyTreeDef(node_type, aux, tuple([rec(c) for c in children]))
+        defs = []
+        for c in children:
+            if _plain_leaf(c):  # the common case, without a call per leaf
+                leaves.append(c)
+                defs.append(LEAF)
+            else:
+                defs.append(rec(c))
+        return PyTreeDef(node_type, aux, tuple(defs))
 
     treedef = rec(tree)
     return leaves, treedef

@@ -40,19 +40,13 @@ from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 
 
 class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent", "_aval")
+    __slots__ = ("primal", "tangent", "aval")
 
     def __init__(self, trace: JVPTrace, primal: Any, tangent: Any):
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
-        self._aval: ShapedArray | None = None
-
-    @property
-    def aval(self) -> ShapedArray:
-        if self._aval is None:  # computed once: rules ask for it often, and it never changes
-            self._aval = get_aval(self.primal)
-        return self._aval
+        self.aval = get_aval(primal)  # an attribute: rules ask for it often
 
     def concrete(self) -> np.ndarray | None:
         p = self.primal

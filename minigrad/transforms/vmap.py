@@ -33,21 +33,15 @@ from minigrad.tree import broadcast_prefix, leaf_paths, tree_flatten, tree_unfla
 
 
 class BatchTracer(Tracer):
-    __slots__ = ("val", "bdim", "_aval")
+    __slots__ = ("val", "bdim", "aval")
 
     def __init__(self, trace: BatchTrace, val: Any, bdim: int):
         self._trace = trace
         self.val = val
         self.bdim = bdim
-        self._aval: ShapedArray | None = None
-
-    @property
-    def aval(self) -> ShapedArray:
-        if self._aval is None:  # computed once: rules ask for it often, and it never changes
-            aval = get_aval(self.val)
-            shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
-            self._aval = ShapedArray(shape, aval.dtype)
-        return self._aval
+        # An attribute, not a property: rules ask for it often, and it never changes.
+        aval = get_aval(val)
+        self.aval = ShapedArray(aval.shape[:bdim] + aval.shape[bdim + 1:], aval.dtype)
 
 
 class BatchTrace(Trace):
