@@ -194,6 +194,19 @@ def test_error_inconsistent_sizes_names_each_argument():
     assert "args[1] of shape (4,) mapped along axis 0 has size 4" in msg
 
 
+def test_error_bad_operand_names_its_path():
+    # Paths are spelled only when a leaf needs them: these errors must still name the leaf.
+    with pytest.raises(TypeError, match=r"vmap: args\[1\]\['b'\] must be an array"):
+        mg.vmap(lambda a, d: a)(X, {"a": X, "b": "text"})
+    with pytest.raises(TypeError, match=r"vmap: args\[0\] must be an array"):
+        mg.vmap(lambda a: a)(np.array([object()]))
+
+
+def test_python_scalar_argument_is_converted():
+    out = mg.vmap(lambda a, s: a * s, in_axes=(0, None))(X, 2.0)
+    np.testing.assert_allclose(out, X * 2.0)
+
+
 def test_error_inconsistent_with_axis_size():
     with pytest.raises(ValueError, match="axis_size is 7"):
         mg.vmap(mnp.sin, axis_size=7)(X)

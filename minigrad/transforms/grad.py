@@ -10,7 +10,8 @@ from minigrad.ops.structural import full
 from minigrad.transforms.jvp import jacfwd_named, primal_part
 from minigrad.transforms.transpose import vjp_flat
 from minigrad.transforms.util import (
-    as_operand,
+    Paths,
+    as_operands,
     as_output,
     check_argnums,
     check_callable,
@@ -27,15 +28,15 @@ def _dyn_args(transform: str, args: tuple, argnums: int | Sequence[int]
     """The differentiated arguments' leaves (checked to be floating) and their structure."""
     nums = check_argnums(transform, argnums, len(args))
     leaves, tree = tree_flatten(tuple(args[i] for i in nums))
-    paths = [f"args[{nums[int(p[1:p.index(']')])]}]{p[p.index(']') + 1:]}"
-             for p in leaf_paths(tree)]
-    leaves = [as_operand(x, transform, p) for x, p in zip(leaves, paths, strict=True)]
-    for x, p in zip(leaves, paths, strict=True):
+    paths = Paths(lambda: [f"args[{nums[int(p[1:p.index(']')])]}]{p[p.index(']') + 1:]}"
+                           for p in leaf_paths(tree)])
+    leaves = as_operands(leaves, transform, paths)
+    for i, x in enumerate(leaves):
         dtype = get_aval(x).dtype
         if dtype.kind != "f":
-            raise TypeError(f"{transform}: {p} must be a floating array to be differentiated; "
-                            f"got dtype {dtype} (argnums selects the arguments to "
-                            f"differentiate)")
+            raise TypeError(f"{transform}: {paths[i]} must be a floating array to be "
+                            f"differentiated; got dtype {dtype} (argnums selects the arguments "
+                            f"to differentiate)")
     return nums, leaves, tree
 
 

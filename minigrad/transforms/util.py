@@ -25,6 +25,31 @@ def as_operand(x: Any, transform: str, path: str) -> Any:
     return out
 
 
+class Paths:
+    """The readable paths of a tree's leaves, spelled on first use: a transform names a leaf
+    only in an error (or when it converts the leaf), and spelling every path on every call
+    costs more than the checks themselves."""
+
+    __slots__ = ("_spell", "_paths")
+
+    def __init__(self, spell: Callable[[], list[str]]):
+        self._spell = spell
+        self._paths: list[str] | None = None
+
+    def __getitem__(self, i: int) -> str:
+        if self._paths is None:
+            self._paths = self._spell()
+        return self._paths[i]
+
+
+def as_operands(xs: Sequence[Any], transform: str, paths: Paths) -> list[Any]:
+    """``as_operand`` of each leaf; ndarrays and live tracers, the common case, pass as they
+    are without spelling their paths."""
+    return [x if (type(x) is np.ndarray and x.dtype.kind != "O")
+            or (isinstance(x, Tracer) and x._trace.valid)
+            else as_operand(x, transform, paths[i]) for i, x in enumerate(xs)]
+
+
 def unaliased(outs: Sequence[Any], args: Sequence[Any]) -> list[Any]:
     """``outs`` with a copy of every array that may share memory with one of ``args``: a
     transform's results never alias its arguments (a value passed straight through, like the

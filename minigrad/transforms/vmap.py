@@ -23,7 +23,8 @@ from minigrad.core import (
 )
 from minigrad.ops.structural import bdim_to, moveaxis
 from minigrad.transforms.util import (
-    as_operand,
+    Paths,
+    as_operands,
     as_output,
     call_paths,
     check_callable,
@@ -55,10 +56,11 @@ class BatchTrace(Trace):
         return (x.val, x.bdim) if self.owns(x) else (x, None)
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
-        if not any(map(self.owns, args)):  # nothing batched: no batching work
+        dims = tuple([x.bdim if self.owns(x) else None for x in args])
+        if dims.count(None) == len(dims):  # nothing batched: no batching work
             with set_current_trace(self.parent):  # type: ignore[arg-type]
                 return prim.bind(*args, **params)
-        vals, dims = zip(*map(self.to_batched, args), strict=True)
+        vals = tuple([x if d is None else x.val for x, d in zip(args, dims, strict=True)])
         with set_current_trace(self.parent):  # type: ignore[arg-type]
             if prim.batch is None:
                 raise NotImplementedError(f"batching rule for '{prim}' not implemented")
@@ -66,9 +68,11 @@ class BatchTrace(Trace):
         return out if out_dim is None else BatchTracer(self, out, out_dim)
 
 
-def _normalize_axis(axis: Any, ndim: int, path: str, shape: tuple, what: str) -> int | None:
+def _normalize_axis(axis: Any, ndim: int, paths: Paths, i: int, shape: tuple, what: str
+                    ) -> int | None:
     if axis is None or (type(axis) is int and 0 <= axis < ndim):  # the common cases
         return axis
+    path = paths[i]
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
         raise TypeError(f"vmap: {what} must be ints or None; got {axis!r} for {path}")
     if not -ndim <= axis < ndim:
@@ -77,7 +81,7 @@ def _normalize_axis(axis: Any, ndim: int, path: str, shape: tuple, what: str) ->
     return int(axis) % ndim
 
 
-def _axis_size(leaves: list, axes: list, paths: list, axis_size: int | None) -> int:
+def _axis_size(leaves: list, axes: list, paths: Paths, axis_size: int | None) -> int:
     sizes = {x.shape[a] for x, a in zip(leaves, axes, strict=True) if a is not None}
     if axis_size is not None:
         sizes.add(axis_size)
@@ -85,9 +89,9 @@ def _axis_size(leaves: list, axes: list, paths: list, axis_size: int | None) -> 
         raise ValueError("vmap: needs at least one argument mapped along an axis (an in_axes "
                          "entry that is not None), or axis_size")
     if len(sizes) > 1:
-        lines = [f"  {p} of shape {get_aval(x).shape} mapped along axis {a} has size "
-                 f"{get_aval(x).shape[a]}" for x, a, p in zip(leaves, axes, paths, strict=True)
-                 if a is not None]
+        lines = [f"  {paths[i]} of shape {get_aval(x).shape} mapped along axis {a} has size "
+                 f"{get_aval(x).shape[a]}"
+                 for i, (x, a) in enumerate(zip(leaves, axes, strict=True)) if a is not None]
         if axis_size is not None:
             lines.append(f"  axis_size is {axis_size}")
         raise ValueError("vmap: got inconsistent sizes for the axes to be mapped:\n"
@@ -115,7 +119,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
 
     def batched(*args: Any, **kwargs: Any) -> Any:
         leaves, in_tree = tree_flatten((args, kwargs))
-        paths = call_paths(in_tree)
+        paths = Paths(lambda: call_paths(in_tree))
         try:
             axes = broadcast_prefix(in_axes, args, "vmap in_axes", "args")
         except ValueError:
@@ -124,9 +128,9 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
             raise ValueError(f"vmap: in_axes must be an int, None or a tuple with one entry "
                              f"per positional argument ({len(args)}); got {in_axes!r}") from None
         axes += [0] * (len(leaves) - len(axes))  # keyword arguments: axis 0
-        leaves = [as_operand(x, "vmap", p) for x, p in zip(leaves, paths, strict=True)]
-        axes = [_normalize_axis(a, x.ndim, p, x.shape, "in_axes")
-                for x, a, p in zip(leaves, axes, paths, strict=True)]
+        leaves = as_operands(leaves, "vmap", paths)
+        axes = [_normalize_axis(a, x.ndim, paths, i, x.shape, "in_axes")
+                for i, (x, a) in enumerate(zip(leaves, axes, strict=True))]
         size = _axis_size(leaves, axes, paths, axis_size)
         trace = BatchTrace(current_trace(), size)
         with new_trace(trace):
@@ -138,13 +142,13 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
             pairs = [trace.to_batched(as_output(o, "vmap")) for o in out_leaves]
         out_spec = broadcast_prefix(out_axes, out, "vmap out_axes", "out", "the outputs")
         results = []
-        for (val, bdim), spec, path in zip(pairs, out_spec, leaf_paths(out_tree, "out"),
-                                           strict=True):
+        out_paths = Paths(lambda: leaf_paths(out_tree, "out"))
+        for i, ((val, bdim), spec) in enumerate(zip(pairs, out_spec, strict=True)):
             ndim = get_aval(val).ndim + (1 if bdim is None else 0)
-            dst = _normalize_axis(spec, ndim, path, get_aval(val).shape, "out_axes")
+            dst = _normalize_axis(spec, ndim, out_paths, i, get_aval(val).shape, "out_axes")
             if dst is None:
                 if bdim is not None:
-                    raise ValueError(f"vmap: {path} is mapped (it depends on the batched "
+                    raise ValueError(f"vmap: {out_paths[i]} is mapped (it depends on the batched "
                                      f"arguments) but its out_axes is None")
                 results.append(val)
             elif bdim is None:
