@@ -41,8 +41,8 @@ class BatchTracer(Tracer):
         self.val = val
         self.bdim = bdim
         # An attribute, not a property: rules ask for it often, and it never changes.
-        aval = get_aval(val)
-        self.aval = ShapedArray(aval.shape[:bdim] + aval.shape[bdim + 1:], aval.dtype)
+        shape = val.shape  # an ndarray's or a tracer's
+        self.aval = ShapedArray(shape[:bdim] + shape[bdim + 1:], val.dtype)
 
 
 class BatchTrace(Trace):
