@@ -183,6 +183,25 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
 # --------------------------------------------------------------------------- traces
 
 
+class set_current_trace:
+    """Context manager: make ``trace`` current for the duration of the block."""
+
+    __slots__ = ("trace", "prev")
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+
+    def __enter__(self) -> Trace:
+        global _current
+        self.prev = _current
+        _current = self.trace
+        return self.trace
+
+    def __exit__(self, *exc: object) -> None:
+        global _current
+        _current = self.prev
+
+
 class Trace:
     """An interpreter. Subclasses implement ``process_primitive``."""
 
@@ -191,6 +210,11 @@ class Trace:
     def __init__(self, parent: Trace | None):
         self.parent = parent
         self.valid = True
+        # ``with self.on_parent:`` is how a trace runs its rules: the parent is current, so the
+        # primitives they bind go to the transforms outside. Made once here, as every bind at
+        # every level uses it; one object serves them all, as no rule makes its own trace
+        # current again. (The eval trace, with no parent, has no rules to run.)
+        self.on_parent = set_current_trace(parent)  # type: ignore[arg-type]
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
         raise NotImplementedError
@@ -225,25 +249,6 @@ _current: Trace = eval_trace
 
 def current_trace() -> Trace:
     return _current
-
-
-class set_current_trace:
-    """Context manager: make ``trace`` current for the duration of the block."""
-
-    __slots__ = ("trace", "prev")
-
-    def __init__(self, trace: Trace):
-        self.trace = trace
-
-    def __enter__(self) -> Trace:
-        global _current
-        self.prev = _current
-        _current = self.trace
-        return self.trace
-
-    def __exit__(self, *exc: object) -> None:
-        global _current
-        _current = self.prev
 
 
 class new_trace:

@@ -20,7 +20,6 @@ from minigrad.core import (
     current_trace,
     get_aval,
     new_trace,
-    set_current_trace,
 )
 from minigrad.transforms.util import as_operand, as_output, call_paths, check_callable
 from minigrad.tree import tree_flatten, tree_unflatten
@@ -194,7 +193,7 @@ class JaxprTrace(Trace):
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
         if not self.stage_all and not any(map(self.owns, args)):
-            with set_current_trace(self.parent):  # type: ignore[arg-type]
+            with self.on_parent:
                 return prim.bind(*args, **params)
         inputs = [self.atom(a) for a in args]
         out = Var(prim.abstract_eval(*[a.aval for a in inputs], **params))  # type: ignore[misc]

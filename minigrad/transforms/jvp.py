@@ -20,7 +20,6 @@ from minigrad.core import (
     float0,
     get_aval,
     new_trace,
-    set_current_trace,
     tangent_dtype,
 )
 from minigrad.ops.elementwise import instantiate
@@ -66,10 +65,10 @@ class JVPTrace(Trace):
         # Our tracers never hold a Zero tangent (box returns the primal instead), so an
         # operation on none of them has only Zero tangents: no JVP work.
         if not any(map(self.owns, args)):
-            with set_current_trace(self.parent):  # type: ignore[arg-type]
+            with self.on_parent:
                 return prim.bind(*args, **params)
         primals, tangents = zip(*map(self.to_pair, args), strict=True)
-        with set_current_trace(self.parent):  # type: ignore[arg-type]
+        with self.on_parent:
             if prim.jvp is None:
                 raise NotImplementedError(f"differentiation rule for '{prim}' not implemented")
             primal_out, tangent_out = prim.jvp(primals, tangents, **params)
