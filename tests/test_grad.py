@@ -147,6 +147,20 @@ def test_grad_namedtuple():
     np.testing.assert_allclose(g.b, 2.0)
 
 
+def test_grad_with_dead_tangent_work():
+    # grad transposes its linear jaxpr unpruned: work no output needs (y, the aux's tangent)
+    # must be skipped, not transposed into the gradient.
+    def f(x):
+        y = mnp.sin(x) * 3.0
+        return (x ** 2).sum(), mnp.cos(y)
+
+    x = np.array([0.5, -1.0, 2.0])
+    g, aux = mg.grad(f, has_aux=True)(x)
+    np.testing.assert_allclose(g, 2 * x)
+    np.testing.assert_allclose(aux, np.cos(np.sin(x) * 3.0))
+    np.testing.assert_allclose(mg.jacrev(lambda x: (mnp.exp(x), x * 2.0)[1])(x), 2 * np.eye(3))
+
+
 def test_grad_of_ignored_argument_is_zeros_of_right_shape_and_dtype():
     y = np.ones((2, 2), np.float32)
     g = mg.grad(lambda x, y: x.sum(), argnums=1)(np.arange(3.0), y)

@@ -93,7 +93,7 @@ def _value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int], has_a
                                 f"scalar; got dtype {aval.dtype}")
             return out
 
-        _, (value,), pullback = vjp_flat(scalar_fun, leaves, transform)
+        _, (value,), pullback = vjp_flat(scalar_fun, leaves, transform, prune=False)
         grads = pullback([full((), 1, get_aval(value).dtype)])
         g = tree_unflatten(tree, grads)
         g = g[0] if isinstance(argnums, int) else g
@@ -139,7 +139,7 @@ def _jacrev(fun: Callable[..., Any], argnums: int | Sequence[int], transform: st
     def jac(*args: Any, **kwargs: Any) -> Any:
         nums, leaves, tree = _dyn_args(transform, args, argnums)
         f = _with_dyn(partial(fun, **kwargs) if kwargs else fun, args, nums, tree)
-        out_tree, primals_out, pullback = vjp_flat(f, leaves, transform)
+        out_tree, primals_out, pullback = vjp_flat(f, leaves, transform, prune=False)
         for p, path in zip(primals_out, leaf_paths(out_tree, "output"), strict=True):
             if get_aval(p).dtype.kind != "f":
                 raise TypeError(f"{transform}: the function's outputs must be floating; {path} "

@@ -24,9 +24,12 @@ from minigrad.transforms.util import as_operand, check_callable, flat_call, unal
 from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 
 
-def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], transform: str = "linearize"
-                   ) -> tuple[Any, list, ClosedJaxpr]:
-    """(output structure, output primals, the linear jaxpr from input to output tangents)."""
+def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], transform: str = "linearize",
+                   prune: bool = True) -> tuple[Any, list, ClosedJaxpr]:
+    """(output structure, output primals, the linear jaxpr from input to output tangents).
+    With ``prune`` the jaxpr is rid of dead equations and of the residuals only they use:
+    worth it for a jaxpr that is kept or evaluated forward, not for one transposed once, right
+    away (the backward pass skips a dead equation at no cost)."""
     pe = JaxprTrace(current_trace(), stage_all=False)
     pe.transform = transform
     try:
@@ -37,7 +40,8 @@ def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], transform: s
             jaxpr, consts = pe.to_jaxpr(tangents_out)
     finally:
         pe.invalidate()
-    return out_tree, primals_out, dce_closed(ClosedJaxpr(jaxpr, consts))
+    closed = ClosedJaxpr(jaxpr, consts)
+    return out_tree, primals_out, dce_closed(closed) if prune else closed
 
 
 def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:

@@ -91,9 +91,10 @@ def _zeros_ct(ct: Any, aval: ShapedArray) -> Any:
     return instantiate(ct)
 
 
-def vjp_flat(fun: Callable[..., Any], primals: Sequence[Any], transform: str = "vjp"
-             ) -> tuple[Any, list, Callable[[Sequence[Any]], list]]:
-    out_tree, primals_out, lin = linearize_flat(fun, primals, transform)
+def vjp_flat(fun: Callable[..., Any], primals: Sequence[Any], transform: str = "vjp",
+             prune: bool = True) -> tuple[Any, list, Callable[[Sequence[Any]], list]]:
+    """``prune=False`` for a pullback called once, right away (see ``linearize_flat``)."""
+    out_tree, primals_out, lin = linearize_flat(fun, primals, transform, prune)
     out_avals = [ShapedArray(get_aval(p).shape, tangent_dtype(get_aval(p).dtype))
                  for p in primals_out]
     in_avals = [v.aval for v in lin.jaxpr.invars]
