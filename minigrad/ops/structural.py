@@ -86,6 +86,8 @@ def moveaxis(x: Any, src: int, dst: int) -> Any:
 
 def bdim_to_front(x: Any, d: int | None, axis_size: int) -> Any:
     """``x`` with its batch axis first; an unbatched ``x`` is broadcast along a new first axis."""
+    if d == 0:  # the common case, made cheap
+        return x
     if d is None:
         aval = get_aval(x)
         return broadcast_in_dim(x, (axis_size, *aval.shape), tuple(range(1, aval.ndim + 1)))

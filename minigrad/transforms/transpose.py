@@ -40,9 +40,10 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear: Sequence[bool],
     def read(a: Any) -> Any:
         return a.val if isinstance(a, Literal) else env[a]
 
+    # (A Literal is hashable too, and never in ``lin``: no isinstance tests needed below.)
     linear_eqns = []
     for e in jaxpr.eqns:  # forward: evaluate what does not depend on the linear inputs
-        if any(isinstance(a, Var) and a in lin for a in e.inputs):
+        if not lin.isdisjoint(e.inputs):
             lin.add(e.out)
             linear_eqns.append(e)
         else:
@@ -51,7 +52,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear: Sequence[bool],
     ct_env: dict[Var, Any] = {}
 
     def write(v: Any, ct: Any) -> None:
-        if isinstance(v, Var) and v in lin and ct is not None and not isinstance(ct, Zero):
+        if v in lin and ct is not None and not isinstance(ct, Zero):
             ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
 
     for out, ct in zip(jaxpr.outvars, cts_out, strict=True):
@@ -64,8 +65,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear: Sequence[bool],
             raise NotImplementedError(f"transpose rule for '{e.prim}' not implemented: the "
                                       f"function is not linear in its input, or '{e.prim}' "
                                       f"lacks a rule")
-        operands = [UndefPrimal(a.aval) if isinstance(a, Var) and a in lin else read(a)
-                    for a in e.inputs]
+        operands = [UndefPrimal(a.aval) if a in lin else read(a) for a in e.inputs]
         cts_in = e.prim.transpose(ct, *operands, **e.params)
         for a, ct_a in zip(e.inputs, cts_in, strict=True):
             write(a, ct_a)
