@@ -46,8 +46,8 @@ def _elementwise_batch(prim: Primitive, axis_size: int, vals: tuple, dims: tuple
     # Every operand batched along the same axis: nothing to move. Otherwise line them up at 0.
     if None not in dims and len(set(dims)) == 1:
         return prim.bind(*vals, **params), dims[0]
-    vals = tuple(bdim_to_front(x, d, axis_size) for x, d in zip(vals, dims, strict=True))
-    return prim.bind(*vals, **params), 0
+    return prim.bind(*[bdim_to_front(x, d, axis_size) for x, d in zip(vals, dims, strict=True)],
+                     **params), 0
 
 
 def defjvp(prim: Primitive, *derivs: Callable[..., Any] | None) -> None:

@@ -59,7 +59,9 @@ class JVPTrace(Trace):
         if self.owns(x):
             return x.primal, x.tangent
         aval = get_aval(x)
-        return x, Zero(ShapedArray(aval.shape, tangent_dtype(aval.dtype)))
+        if aval.dtype.kind in "fc":  # its own tangent dtype: no new aval needed
+            return x, Zero(aval)
+        return x, Zero(ShapedArray(aval.shape, float0))
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
         # Our tracers never hold a Zero tangent (box returns the primal instead), so an
