@@ -44,7 +44,7 @@ def _masked_fill_impl(x: np.ndarray, mask: np.ndarray, value: np.ndarray) -> np.
     # every value, and branch-free where np.where mispredicts on an irregular mask (measured in
     # benchmarks/masked_fill_impls.py: 2.5-4x faster from ~100k elements at 30% true; np.where
     # wins below ~32k, and for a nonzero value at every size). Transposes fill with 0.
-    if np.size(x) >= 32768 and x.dtype.itemsize in (1, 2, 4, 8) and np.size(value) == 1:
+    if x.size >= 32768 and x.dtype.itemsize in (1, 2, 4, 8) and value.size == 1:
         bits = np.dtype(f"i{x.dtype.itemsize}")
         if not np.asarray(value, x.dtype).view(bits).any():  # all bits 0: +0.0, not -0.0
             keep = np.subtract(mask, 1, dtype=bits)  # 0 where mask is true, else all ones
