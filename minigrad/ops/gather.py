@@ -368,9 +368,9 @@ def first_overfull(counts: np.ndarray, n: int, lead: tuple[int, ...]
                    ) -> tuple[int, str] | None:
     """(count, where) for the first example with more than ``n`` true entries, else None;
     ``where`` names the example when there are batch axes (shape ``lead``)."""
-    over = np.flatnonzero(counts > n)
-    if not over.size:
+    if not counts.size or counts.max() <= n:  # the common case, in one reduction
         return None
+    over = np.flatnonzero(counts > n)
     row = int(over[0])
     where = f" of example {tuple(int(i) for i in np.unravel_index(row, lead))}" if lead else ""
     return int(counts[row]), where
