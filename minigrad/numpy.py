@@ -36,18 +36,7 @@ def asarray(x: ArrayLike, dtype: Any = None) -> Any:
 
 def _result_dtype(*xs: ArrayLike) -> np.dtype:
     # Python scalars are "weak" under NumPy 2: they adopt the arrays' dtype.
-    operands = [get_aval(x).dtype if _is_array(x) else x for x in xs]
-    dtypes = {d for d in operands if isinstance(d, np.dtype)}
-    if len(dtypes) == 1:  # the common case: one array dtype, and scalars that it can hold
-        (dtype,) = dtypes
-        if builtins.all(isinstance(x, np.dtype) or dtype.kind in _WEAK_KINDS.get(type(x), "")
-                        for x in operands):
-            return dtype
-    return np.result_type(*operands)  # (NumPy's rule in full costs ~1 us)
-
-
-# The array dtype kinds that adopt a Python scalar of each type without changing kind.
-_WEAK_KINDS = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+    return np.result_type(*[x.dtype if _is_array(x) else x for x in xs])
 
 
 def _broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:

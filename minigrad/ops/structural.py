@@ -479,7 +479,8 @@ def _reduce_batch(prim: Primitive, axis_size: int, vals: tuple, dims: tuple, *, 
     return prim.bind(moveaxis(x, d, 0), axes=tuple(a + 1 for a in axes)), 0
 
 
-reduce_sum_p.def_impl(lambda x, *, axes: np.sum(x, axis=axes))
+# (np.add.reduce is what np.sum calls, dtypes included, without ~1.3 us of dispatch)
+reduce_sum_p.def_impl(lambda x, *, axes: np.add.reduce(x, axis=axes))
 reduce_sum_p.def_abstract_eval(partial(_reduce_abstract_eval, "reduce_sum"))
 reduce_sum_p.def_jvp(partial(linear_jvp, reduce_sum_p))
 reduce_sum_p.def_batch(partial(_reduce_batch, reduce_sum_p))
