@@ -145,12 +145,15 @@ def _fill_batched(axis_size: int, x: Any, xd: int | None, index: Any, idd: int |
     # (B, n) bool mask instead, and fill x where it is True, broadcast over x's other axes.
     from minigrad.ops.masked_fill import masked_fill_p  # here: each op's module owns its _p
 
+    x = bdim_to_front(x, xd, axis_size)
+    shape = get_aval(x).shape
     if isinstance(folded, np.ndarray):  # concrete: build the mask now, as fold_index did
         filled = np.zeros(axis_size * n, bool)
         filled[folded] = True
+        lined_up = (axis_size,) + (1,) * dim + (n,) + (1,) * (len(shape) - dim - 2)
+        mask = np.broadcast_to(filled.reshape(lined_up), shape)  # a constant: nothing to bind
     else:
         filled = index_fill_p.bind(full((axis_size * n,), False, bool), folded,
                                    np.asarray(True), dim=0)
-    x = bdim_to_front(x, xd, axis_size)
-    mask = broadcast_in_dim(reshape(filled, (axis_size, n)), get_aval(x).shape, (0, dim + 1))
+        mask = broadcast_in_dim(reshape(filled, (axis_size, n)), shape, (0, dim + 1))
     return masked_fill_p.bind(x, mask, value), 0
