@@ -186,8 +186,9 @@ def _integer_pow_jvp(primals: tuple, tangents: tuple, *, y: int) -> tuple:
     out = integer_pow(x, y)
     if y == 0:
         return out, Zero(get_aval(t))
-    power = x if y == 2 else integer_pow(x, y - 1)
-    scale = full_like(x, y) if y == 1 else mul(full_like(x, y), power)
+    if y == 2:  # 2 * x as x + x: exact, and no constant to build
+        return out, mul(t, add(x, x))
+    scale = full_like(x, y) if y == 1 else mul(full_like(x, y), integer_pow(x, y - 1))
     return out, mul(t, scale)
 
 
