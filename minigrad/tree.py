@@ -125,7 +125,7 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
         children, aux = flat
         defs = []
         for c in children:
-            if _plain_leaf(c):  # the common case, without a call per leaf
+            if _plain_leaf(c):  # the common case: no recursion per leaf
                 leaves.append(c)
                 defs.append(LEAF)
             else:
