@@ -559,6 +559,15 @@ def targets_table(res: dict[int, dict[str, float]], eager: dict[str, dict[str, f
     return md_table(["target", "measured", ""], rows)
 
 
+def b1_ratio(res: dict[int, dict[str, float]]) -> str:
+    """The page's sentence on minigrad against torch.func at B=1."""
+    r = res.get(1, {}).get("minigrad vmap(grad) / torch.func")
+    if r is None:
+        return "torch.func was not installed for this run, so it has no comparison at B=1."
+    return (f"In this run minigrad took {r:.2f}x torch.func's time at B=1 (the targets "
+            f"table).")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, B up to 256")
@@ -647,7 +656,7 @@ def main() -> None:
     page = PAGE.format(
         machine=md_table(["", ""], [[k, v] for k, v in info]), times=times_md,
         ratios=ratios_md, plot=image, eager=eager_md, big=big_md, trace=trace_md, mem=mem_md,
-        fixed=fixed_md, targets=targets_md,
+        fixed=fixed_md, targets=targets_md, b1=b1_ratio(res),
         date=time.strftime("%Y-%m-%d"), repeats=repeats)
     (docs / "benchmarks.md").write_text(page)
     print(f"\nwrote {docs / 'benchmarks.md'}")
@@ -747,18 +756,28 @@ file that owns the rule, with a comment saying why:
   axis transposed (copied) the whole operand twice; a concrete batched index is folded with
   NumPy at once instead of through five primitives;
 - less interpreter work per primitive: a trace whose tracers are not among the operands hands
-  the primitive on without building symbolic zeros; tracers compute their abstract value once;
-  `ShapedArray` skips conversions, `get_aval` tests for an ndarray first and builds its
-  abstract value directly, dtype tests use the dtype's kind (not `np.issubdtype`); the JVP
-  of `index_copy` with a constant source is `index_fill` (no zeros source), and of
-  `index_fill` with a constant value fills a literal 0;
+  the primitive on without building symbolic zeros; tracers hold their abstract value as an
+  attribute, made once (a `BatchTracer` from its value's shape and dtype); each trace makes
+  its parent current through one context object made with the trace, not one per bind; the
+  batching trace looks at each operand once; `ShapedArray` skips conversions, `get_aval`
+  tests for an ndarray first and builds its abstract value directly, dtype tests use the
+  dtype's kind (not `np.issubdtype`); the JVP of `index_copy` with a constant source is
+  `index_fill` (no zeros source), of `index_fill` with a constant value fills a literal 0,
+  and of `x ** 2` scales by `x + x` (no constant to build);
+- fewer primitives: `index_fill` batched along an axis other than the batch's builds the mask
+  of a concrete index in NumPy, at `x`'s layout, instead of binding a reshape and a broadcast;
+- less work per call: `grad` and `jacrev` transpose the linear jaxpr without pruning it first
+  (used once, at once, its dead equations cost nothing), and `vmap` and `grad` spell argument
+  paths only when an error needs them;
 - a cheap eager path: `Primitive.bind` runs the impl directly when no transform is active, and
   the five ops' validation has fast paths for the common argument types (an int `dim`, an
   integer ndarray index, a Python number, shapes that need no broadcasting); `index_add` and
   `index_copy` test all of that at once for plain arrays;
 - fewer NumPy calls in Python form: `broadcast_in_dim` skips `np.broadcast_to` (about 3 us)
-  when it only adds unit axes, `reshape` and `transpose` use the array methods, and a concrete
-  batched index is folded without `np.moveaxis`;
+  when it only adds unit axes, `reshape` and `transpose` use the array methods, a concrete
+  batched index is folded without `np.moveaxis`, `reduce_sum` calls `np.add.reduce` (what
+  `np.sum` calls, without its dispatch), and `masked_fill`'s transpose tests its 0-d value with
+  `item()` rather than `np.any` (about 4 us);
 - cheaper pytrees: nodes are looked up by type first, leaves are not recursed into, and the
   readable paths that error messages need are spelled once per call (or only on the error).
 
@@ -769,13 +788,15 @@ At B=1 NumPy's work is a few microseconds; what is left is the interpreter. Each
 trace, and its rules bind further primitives; the transforms' entry points flatten pytrees and
 check arguments. torch.func does the same dispatch in C++.
 
-So at B=1 minigrad stays above torch.func (the targets table): the call is about a hundred
-binds through three interpreters plus the plumbing of a trivial function (below), each bind a
-handful of Python calls, and a profile shows no single part above a few percent. (JAX's own
-eager `vmap(grad)`, the same design of interpreters, is many times slower still at B=1.) What
-would close the gap changes what minigrad is: rules written in a compiled language, or caching
-the traced jaxpr per argument shape (JAX's `jit`), which would skip Python side effects and the
-checks of concrete values (index ranges, mask counts) that run on every call now.
+{b1} The call is
+about a hundred binds through three interpreters plus the plumbing of a trivial function
+(below), each bind a handful of Python calls, and a profile shows no single part above a few
+percent: the margin at B=1 is thin, and on this shared machine single ratios there move by
+about 15% from run to run. (JAX's own eager `vmap(grad)`, the same design of interpreters, is
+many times slower at B=1.) Going much further would change what minigrad is: rules written in
+a compiled language, or caching the traced jaxpr per argument shape (JAX's `jit`), which would
+skip Python side effects and the checks of concrete values (index ranges, mask counts) that
+run on every call now.
 
 {fixed}
 """
