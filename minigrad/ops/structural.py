@@ -88,9 +88,10 @@ def bdim_to_front(x: Any, d: int | None, axis_size: int) -> Any:
     """``x`` with its batch axis first; an unbatched ``x`` is broadcast along a new first axis."""
     if d == 0:  # the common case, made cheap
         return x
-    if d is None:
-        aval = get_aval(x)
-        return broadcast_in_dim(x, (axis_size, *aval.shape), tuple(range(1, aval.ndim + 1)))
+    if d is None:  # (canonical parameters, and a new axis is never a no-op: bind directly)
+        shape = get_aval(x).shape
+        return broadcast_in_dim_p.bind(x, shape=(axis_size, *shape),
+                                       broadcast_dimensions=tuple(range(1, len(shape) + 1)))
     return moveaxis(x, d, 0)
 
 
