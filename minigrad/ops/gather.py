@@ -276,8 +276,7 @@ def index_source_operands(op: str, x: Any, dim: Any, index: Any, source: Any,
     dim = canonical_dim(op, dim, x.ndim)
     shape = x.shape or (1,)
     index = canonical_index(op, index, shape[dim], dim)
-    if source.dtype != x.dtype:
-        raise TypeError(f"{op}: source must have x's dtype {x.dtype}; got {source.dtype}")
+    check_same_dtype(op, x, "source", source)
     expected = shape[:dim] + index.shape + shape[dim + 1:]
     if source.shape == expected and x.ndim:
         return x, dim, index, source, None
