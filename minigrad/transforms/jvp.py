@@ -59,9 +59,9 @@ class JVPTrace(Trace):
         if self.owns(x):
             return x.primal, x.tangent
         aval = get_aval(x)
-        if aval.dtype.kind in "fc":  # its own tangent dtype: no new aval needed
-            return x, Zero(aval)
-        return x, Zero(ShapedArray(aval.shape, float0))
+        dtype = tangent_dtype(aval.dtype)
+        # A floating value is its own tangent type: its aval serves, no new one is needed.
+        return x, Zero(aval if dtype is aval.dtype else ShapedArray(aval.shape, dtype))
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
         # Our tracers never hold a Zero tangent (box returns the primal instead), so an
