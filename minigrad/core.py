@@ -4,11 +4,13 @@ Dispatch is by context (JAX's "stackless" model): there is one current trace, ev
 parent, and ``bind`` hands a primitive to the current trace. A trace unboxes only the tracers it
 owns (by identity) and treats every other value as a constant. Rules run with the parent trace
 current, so the primitives a rule binds go to the outer transforms; that identity check is what
-keeps nested derivatives apart (no perturbation confusion).
+keeps nested derivatives apart (no perturbation confusion). The current trace is a context
+variable: each thread and each asyncio task has its own.
 """
 
 from __future__ import annotations
 
+import contextvars
 import math
 from typing import Any, Callable, Iterator
 
@@ -142,7 +144,7 @@ class Primitive:
 
     def bind(self, *args: Any, **params: Any) -> Any:
         """Apply this primitive under the current trace."""
-        trace = _current
+        trace = _get_current()
         if trace is eval_trace:
             # The hot path of every eager call: no transform is active.
             for a in args:
@@ -151,6 +153,8 @@ class Primitive:
             out = self.impl(*args, **params)  # type: ignore[misc]
             # NumPy reductions return scalars (np.float64); minigrad always returns arrays.
             return out if type(out) is np.ndarray else np.asarray(out)
+        if not trace.valid:
+            trace = current_trace()
         return trace.process_primitive(self, args, params)
 
     # Decorators, so each rule is registered where it is written.
@@ -184,22 +188,21 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
 
 
 class set_current_trace:
-    """Context manager: make ``trace`` current for the duration of the block."""
+    """Context manager: make ``trace`` current for the duration of the block. A trace runs its
+    rules inside ``with set_current_trace(self.parent):``, so the primitives a rule binds go to
+    the transforms outside."""
 
-    __slots__ = ("trace", "prev")
+    __slots__ = ("trace", "token")
 
     def __init__(self, trace: Trace):
         self.trace = trace
 
     def __enter__(self) -> Trace:
-        global _current
-        self.prev = _current
-        _current = self.trace
+        self.token = _current.set(self.trace)
         return self.trace
 
     def __exit__(self, *exc: object) -> None:
-        global _current
-        _current = self.prev
+        _current.reset(self.token)
 
 
 class Trace:
@@ -207,26 +210,37 @@ class Trace:
 
     transform = "eval"
 
+    parent: Trace  # None only for the eval trace, which has nothing to hand down
+
     def __init__(self, parent: Trace | None):
-        self.parent = parent
+        self.parent = parent  # type: ignore[assignment]
         self.valid = True
-        # ``with self.on_parent:`` is how a trace runs its rules: the parent is current, so the
-        # primitives they bind go to the transforms outside. Made once here, as every bind at
-        # every level uses it; one object serves them all, as no rule makes its own trace
-        # current again. (The eval trace, with no parent, has no rules to run.)
-        self.on_parent = set_current_trace(parent)  # type: ignore[arg-type]
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        """Apply ``prim`` to ``args``. A trace with nothing to do (no operand is its own) hands
+        the primitive to its parent, ``self.parent.process_primitive(...)``; so this may run
+        while a trace above this one is current, and must not rely on being current."""
         raise NotImplementedError
 
     def owns(self, x: Any) -> bool:
-        """True for this trace's own tracers. Foreign tracers are constants here, unless their
-        transform has already returned: then they escaped, and we say so."""
+        """True for this trace's own tracers. Foreign tracers are constants here if they belong
+        to a transform outside this one; any other tracer escaped (its transform has returned,
+        or runs in another thread or task), and we say so."""
         if isinstance(x, Tracer):
-            if x._trace is self:
+            trace = x._trace
+            if trace is self:
                 return True
-            if not x._trace.valid:
+            if trace is not self.parent and not self.inside(trace):  # (the parent: common)
                 raise escaped_tracer_error(x)
+        return False
+
+    def inside(self, outer: Trace) -> bool:
+        """True if ``outer`` is one of the traces below this one, and still running."""
+        trace = self.parent
+        while trace is not None:
+            if trace is outer:
+                return outer.valid
+            trace = trace.parent
         return False
 
     def invalidate(self) -> None:
@@ -237,18 +251,33 @@ class Trace:
 
 
 class EvalTrace(Trace):
-    """The bottom of every chain: run ``impl`` on NumPy arrays."""
+    """The bottom of every chain: run ``impl`` on NumPy arrays (``bind`` does it)."""
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
-        return bind(prim, *args, **params)
+        # Reached when the traces above had nothing to do: with this trace current, bind runs
+        # the impl on the spot.
+        with set_current_trace(self):
+            return prim.bind(*args, **params)
 
 
 eval_trace = EvalTrace(None)
-_current: Trace = eval_trace
+# The current trace, per thread and per asyncio task: a transform running in one thread never
+# sees another thread's trace. A new thread starts at the eval trace; a task starts with a copy
+# of its creator's context, as contextvars do. Reading it is nearly as cheap as reading a
+# global; setting it costs more (it copies the context's mapping), so traces set it only to run
+# rules and start transforms, and hand a primitive they have nothing to do with straight down.
+_current: contextvars.ContextVar[Trace] = contextvars.ContextVar("minigrad_trace",
+                                                                 default=eval_trace)
+_get_current = _current.get
 
 
 def current_trace() -> Trace:
-    return _current
+    trace = _get_current()
+    # A context copied inside a transform (a task or callback created there) may run after the
+    # transform has returned: the transforms still running are then the current ones.
+    while not trace.valid:
+        trace = trace.parent  # type: ignore[assignment]
+    return trace
 
 
 class new_trace:
@@ -270,10 +299,13 @@ class new_trace:
 
 def escaped_tracer_error(t: Tracer, prim: Primitive | None = None) -> Exception:
     where = f" (passed to {prim.name})" if prim is not None else ""
+    name = t._trace.transform
+    when = (f"outside it, while {name} is still running: in another thread or asyncio task"
+            if t._trace.valid else f"after {name} returned")
     return UnexpectedTracerError(
-        f"encountered a tracer of {t._trace.transform} that escaped its transform{where}: "
-        f"{t.aval.str_short()} was created inside {t._trace.transform} and used after "
-        f"{t._trace.transform} returned. Return it from the function instead of storing it.")
+        f"encountered a tracer of {name} that escaped its transform{where}: "
+        f"{t.aval.str_short()} was created inside {name} and used {when}. Return it from the "
+        f"function instead of storing it.")
 
 
 class UnexpectedTracerError(Exception):

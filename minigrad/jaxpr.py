@@ -193,8 +193,7 @@ class JaxprTrace(Trace):
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
         if not self.stage_all and not any(map(self.owns, args)):
-            with self.on_parent:
-                return prim.bind(*args, **params)
+            return self.parent.process_primitive(prim, args, params)
         inputs = [self.atom(a) for a in args]
         out = Var(prim.abstract_eval(*[a.aval for a in inputs], **params))  # type: ignore[misc]
         self.eqns.append(Eqn(prim, inputs, params, out))

@@ -20,6 +20,7 @@ from minigrad.core import (
     float0,
     get_aval,
     new_trace,
+    set_current_trace,
     tangent_dtype,
 )
 from minigrad.ops.elementwise import instantiate
@@ -67,10 +68,9 @@ class JVPTrace(Trace):
         # Our tracers never hold a Zero tangent (box returns the primal instead), so an
         # operation on none of them has only Zero tangents: no JVP work.
         if not any(map(self.owns, args)):
-            with self.on_parent:
-                return prim.bind(*args, **params)
+            return self.parent.process_primitive(prim, args, params)
         primals, tangents = zip(*map(self.to_pair, args), strict=True)
-        with self.on_parent:
+        with set_current_trace(self.parent):
             if prim.jvp is None:
                 raise NotImplementedError(f"differentiation rule for '{prim}' not implemented")
             primal_out, tangent_out = prim.jvp(primals, tangents, **params)

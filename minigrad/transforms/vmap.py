@@ -19,6 +19,7 @@ from minigrad.core import (
     current_trace,
     get_aval,
     new_trace,
+    set_current_trace,
 )
 from minigrad.ops.structural import bdim_to, moveaxis
 from minigrad.transforms.util import (
@@ -57,10 +58,9 @@ class BatchTrace(Trace):
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
         dims = tuple([x.bdim if self.owns(x) else None for x in args])
         if dims.count(None) == len(dims):  # nothing batched: no batching work
-            with self.on_parent:
-                return prim.bind(*args, **params)
+            return self.parent.process_primitive(prim, args, params)
         vals = tuple([x if d is None else x.val for x, d in zip(args, dims, strict=True)])
-        with self.on_parent:
+        with set_current_trace(self.parent):
             if prim.batch is None:
                 raise NotImplementedError(f"batching rule for '{prim}' not implemented")
             out, out_dim = prim.batch(self.axis_size, vals, dims, **params)
