@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable
@@ -437,14 +438,17 @@ def _op_records() -> dict[str, list[OpRecord]]:
 
 
 _OP_RECORDS: dict[str, list[OpRecord]] | None = None
+_OP_RECORDS_LOCK = threading.Lock()
 
 
 def op_records() -> dict[str, list[OpRecord]]:
-    """The op records of the five ops, by op name (built on first use)."""
+    """The op records of the five ops, by op name (built on first use, once, whichever thread
+    asks first)."""
     global _OP_RECORDS
-    if _OP_RECORDS is None:
-        _OP_RECORDS = _op_records()
-    return _OP_RECORDS
+    with _OP_RECORDS_LOCK:
+        if _OP_RECORDS is None:
+            _OP_RECORDS = _op_records()
+        return _OP_RECORDS
 
 
 def op_samples(op: str) -> list[Sample]:
