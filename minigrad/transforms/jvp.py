@@ -1,7 +1,7 @@
 """Forward mode: the JVP interpreter, ``jvp`` and ``jacfwd``.
 
 A JVPTracer carries a primal and a tangent; a tangent may be a symbolic ``Zero``. When every
-tangent of a primitive's operands is Zero, the primitive is bound on the parent with no JVP work.
+tangent of a primitive's operands is Zero, the primitive is handed to the parent with no JVP work.
 """
 
 from __future__ import annotations

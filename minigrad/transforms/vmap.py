@@ -1,7 +1,7 @@
 """Vectorization: the batching interpreter and ``vmap``.
 
 A BatchTracer carries a value with one extra axis, ``bdim``, the batch axis. A primitive none of
-whose operands is batched is bound on the parent with no batching work; otherwise its batching
+whose operands is batched is handed to the parent with no batching work; otherwise its batching
 rule computes the whole batch at once (there is no loop fallback: a missing rule is an error).
 """
 
