@@ -10,7 +10,13 @@ plot needs matplotlib: ``pip install -e ".[bench]"``). Sections:
 2. eager overhead of each of the five ops on a small input against plain NumPy and PyTorch,
    and issue 4's large ``index_add`` against the fastest plain-NumPy formulation;
 3. trace and transform cost for a chain of N primitives, N = 100 to 3,200, with t(2N)/t(N);
-4. peak memory (tracemalloc) of ``vmap(grad(f))`` against the floor.
+4. peak memory (tracemalloc) of ``vmap(grad(f))`` against the floor;
+5. the fixed cost of ``vmap(grad(f))`` at B=1;
+6. this checkout against an earlier revision (``--baseline REV``, by default the last one
+   before the trace context became per thread): the eager cost of one ``bind`` and of the five
+   ops, and ``vmap(grad(f))`` at B=1, timed in alternating processes
+   (benchmarks/bind_cost.py), and their instruction counts under callgrind when valgrind is
+   installed.
 
 One thread everywhere (set below, before NumPy is imported); every timing is the median of
 repeated runs, the systems interleaved round by round so that a drift of the shared machine's
@@ -33,11 +39,15 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import argparse  # noqa: E402
 import gc  # noqa: E402
 import importlib.util  # noqa: E402
+import io  # noqa: E402
 import itertools  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
+import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tarfile  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 import warnings  # noqa: E402
@@ -55,6 +65,9 @@ import minigrad as mg  # noqa: E402
 from minigrad import numpy as mnp  # noqa: E402
 
 BATCHES = (1, 16, 256, 1024)
+# Section 6 compares this checkout with main as it was before the current trace became a
+# context variable (issue 16).
+BASELINE = "dd9afd8"
 CHAIN_NS = (100, 200, 400, 800, 1600, 3200)
 
 
@@ -449,6 +462,112 @@ def memory_section(batches: tuple[int, ...]) -> dict[int, tuple[int, int]]:
     return out
 
 
+# --------------------------------------------------------------------------- 6. baseline
+
+
+def revision_tree(rev: str, dest: Path) -> bool:
+    """Write revision ``rev``'s minigrad package into ``dest``; False if this clone lacks it."""
+    done = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev, "minigrad"],
+                          capture_output=True)
+    if done.returncode != 0:
+        return False
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
+        tar.extractall(dest, filter="data")
+    return True
+
+
+def bind_cost(tree: Path, *extra: str, env: dict[str, str] | None = None,
+              prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    cmd = [*prefix, sys.executable, str(ROOT / "benchmarks" / "bind_cost.py"), str(tree), *extra]
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
+
+
+def instructions(tree: Path, what: str, n: int) -> int:
+    """Instructions callgrind counts in a whole process that makes ``n`` calls of ``what``; the
+    same every run, given the hash seed, one BLAS thread and no address randomization."""
+    env = {**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"}
+    setarch = ("setarch", platform.machine(), "-R") if shutil.which("setarch") else ()
+    done = bind_cost(tree, "--loop", what, str(n), env=env, prefix=(
+        *setarch, "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"))
+    return int(done.stderr.split("Collected : ")[1].split()[0])
+
+
+def baseline_section(rev: str, rounds: int) -> dict[str, Any] | None:
+    """This checkout ("after") against revision ``rev`` ("before"): timings from ``rounds``
+    pairs of processes, the two run back to back in alternating order; instruction counts per
+    call, the difference of two process counts, when valgrind is installed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if not revision_tree(rev, Path(tmp)):
+            print(f"  revision {rev} is not in this clone: no comparison")
+            return None
+        trees = {"before": Path(tmp), "after": ROOT}
+        runs: dict[str, list[dict[str, float]]] = {k: [] for k in trees}
+        for r in range(rounds):
+            for k in (("before", "after") if r % 2 == 0 else ("after", "before")):
+                runs[k].append(json.loads(bind_cost(trees[k]).stdout))
+        counts: dict[str, dict[str, float]] | None = None
+        if shutil.which("valgrind"):
+            counts = {}
+            for k, tree in trees.items():
+                per = {"bind": (instructions(tree, "bind", 20000)
+                                - instructions(tree, "bind", 0)) / 20000,
+                       "numpy": (instructions(tree, "numpy", 20000)
+                                 - instructions(tree, "numpy", 0)) / 20000,
+                       "vmap_grad": (instructions(tree, "vmap_grad", 12)
+                                     - instructions(tree, "vmap_grad", 2)) / 10}
+                counts[k] = per
+                print(f"  instructions per call, {k}: " + ", ".join(
+                    f"{w} {v:.0f}" for w, v in per.items()), flush=True)
+        else:
+            print("  valgrind is not installed: no instruction counts")
+    out = {"rev": rev, "runs": runs, "counts": counts}
+    for k, v in baseline_rows(out).items():
+        print(f"  {k}: {v}", flush=True)
+    return out
+
+
+def _med(values: Any) -> float:
+    return float(np.median(list(values)))
+
+
+def _bind_overhead(run: dict[str, float]) -> float:
+    return run["bind neg (0-d)"] - run["numpy negative (0-d)"]
+
+
+def bind_overhead_change(base: dict[str, Any]) -> float:
+    """Seconds one eager bind costs more than at the baseline: the median over the pairs of
+    processes of the change in its cost above NumPy's own call."""
+    pairs = zip(base["runs"]["after"], base["runs"]["before"], strict=True)
+    return _med(_bind_overhead(a) - _bind_overhead(b) for a, b in pairs)
+
+
+def baseline_rows(base: dict[str, Any]) -> dict[str, list[str]]:
+    """Section 6's table rows: before, after, and the change, each a median over the rounds
+    (the change pair by pair: within a round the two processes ran back to back)."""
+    before, after = base["runs"]["before"], base["runs"]["after"]
+    pairs = list(zip(after, before, strict=True))
+    rows = {"eager bind of neg on a 0-d array, above NumPy's own call (us)": [
+        f"{_med(map(_bind_overhead, before)) * 1e6:.3f}",
+        f"{_med(map(_bind_overhead, after)) * 1e6:.3f}",
+        f"{bind_overhead_change(base) * 1e6:+.3f} us"]}
+    for op in ("index_add", "index_copy", "index_fill", "masked_fill", "masked_scatter"):
+        rows[f"eager {op} user function, 8x4 (us)"] = [
+            f"{_med(r[op] for r in before) * 1e6:.2f}", f"{_med(r[op] for r in after) * 1e6:.2f}",
+            f"{_med(a[op] - b[op] for a, b in pairs) * 1e6:+.2f} us"]
+    key = "vmap(grad) B=1"
+    rows["vmap(grad) at B=1, the workload (ms)"] = [
+        fmt_ms(_med(r[key] for r in before)), fmt_ms(_med(r[key] for r in after)),
+        f"{_med(a[key] / b[key] for a, b in pairs):.3f}x"]
+    counts = base["counts"]
+    if counts is not None:
+        b, a = counts["before"], counts["after"]
+        for what, label in (("bind", "instructions per eager bind of neg"),
+                            ("vmap_grad", "instructions per vmap(grad) call at B=1")):
+            rows[label] = [f"{b[what]:,.0f}", f"{a[what]:,.0f}",
+                           f"{a[what] - b[what]:+,.0f} ({a[what] / b[what] - 1:+.1%})"]
+    return rows
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -527,9 +646,9 @@ def plot(res: dict[int, dict[str, float]], path: Path) -> str:
 
 
 def targets_table(res: dict[int, dict[str, float]], eager: dict[str, dict[str, float]],
-                  big: dict[str, float],
-                  trace: dict[str, dict[int, float]]) -> str:
-    """Issue 7's and issue 4's speed targets, each with the measurement that decides it."""
+                  big: dict[str, float], trace: dict[str, dict[int, float]],
+                  base: dict[str, Any] | None) -> str:
+    """Issues 7, 4 and 16's speed targets, each with the measurement that decides it."""
     def verdict(ok: bool) -> str:
         return "holds" if ok else "does not hold"
 
@@ -556,6 +675,10 @@ def targets_table(res: dict[int, dict[str, float]], eager: dict[str, dict[str, f
         growth = (by_n[keys[-1]] / keys[-1]) / (by_n[keys[0]] / keys[0])
         rows.append([f"{name} cost linear in N (time per primitive, N={keys[-1]} over "
                      f"N={keys[0]})", f"{growth:.2f}", verdict(growth <= 1.5)])
+    if base is not None:
+        d = bind_overhead_change(base) * 1e6
+        rows.append([f"eager bind <= 0.2 us dearer than at {base['rev']} (per-thread trace "
+                     f"context)", f"{d:+.3f} us", verdict(d <= 0.2)])
     return md_table(["target", "measured", ""], rows)
 
 
@@ -574,6 +697,8 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--trace-only", type=int, nargs="+", help=argparse.SUPPRESS)
+    parser.add_argument("--baseline", default=BASELINE,
+                        help=f"the revision section 6 compares with (default {BASELINE})")
     opts = parser.parse_args()
     repeats = opts.repeats or (5 if opts.quick else 15)
     batches = BATCHES[:3] if opts.quick else BATCHES
@@ -597,6 +722,8 @@ def main() -> None:
     mem = memory_section(tuple(b for b in batches if b >= 16))
     print("\n5. fixed cost at B=1", flush=True)
     fixed = fixed_cost_section(repeats)
+    print(f"\n6. against revision {opts.baseline}", flush=True)
+    base = baseline_section(opts.baseline, max(6, repeats // 2 * 2))
 
     times_md, ratios_md = per_example_tables(res)
     has_torch = all("torch" in v for v in eager.values())
@@ -644,9 +771,19 @@ def main() -> None:
         ["one primitive through vmap(grad), on a (3, 4) batch (us)",
          f"{fixed['per_primitive'] * 1e6:.1f}"],
     ])
-    targets_md = targets_table(res, eager, big, trace)
+    targets_md = targets_table(res, eager, big, trace, base)
+    if base is None:
+        base_md = f"Revision {opts.baseline} is not in this clone: no comparison."
+    else:
+        rounds = len(base["runs"]["after"])
+        base_md = (f"Against revision `{base['rev']}`, in {rounds} pairs of processes.\n\n"
+                   + md_table(["", f"before ({base['rev']})", "after", "change"],
+                              [[k, *v] for k, v in baseline_rows(base).items()]))
+        if base["counts"] is None:
+            base_md += "\n\nvalgrind was not installed for this run: no instruction counts."
     print("\npeak memory\n" + mem_md)
     print("\nfixed cost\n" + fixed_md)
+    print("\nagainst a baseline\n" + base_md)
     print("\ntargets\n" + targets_md)
     if opts.no_write:
         return
@@ -656,7 +793,7 @@ def main() -> None:
     page = PAGE.format(
         machine=md_table(["", ""], [[k, v] for k, v in info]), times=times_md,
         ratios=ratios_md, plot=image, eager=eager_md, big=big_md, trace=trace_md, mem=mem_md,
-        fixed=fixed_md, targets=targets_md, b1=b1_ratio(res),
+        fixed=fixed_md, baseline=base_md, targets=targets_md, b1=b1_ratio(res),
         date=time.strftime("%Y-%m-%d"), repeats=repeats)
     (docs / "benchmarks.md").write_text(page)
     print(f"\nwrote {docs / 'benchmarks.md'}")
@@ -799,6 +936,23 @@ skip Python side effects and the checks of concrete values (index ranges, mask c
 run on every call now.
 
 {fixed}
+
+## Against an earlier revision
+
+The current trace became a context variable, one per thread and per asyncio task (see
+[the architecture page](architecture.md)); before, it was a module global. Reading it costs
+`bind` a method call where a global read was free, and setting it costs more than assigning a
+global, so a trace sets it only to run a rule. `python benchmarks/run.py --baseline REV`
+compares this checkout with any revision: `benchmarks/bind_cost.py` runs in a fresh process for
+each, the two back to back, in alternating order, and reports the fastest of 21 interleaved
+rounds of each eager call (within the process, so the difference from NumPy's own call is
+taken at one machine speed) and the median `vmap(grad)` time at B=1; each figure is the median
+over the pairs. Processes on this machine run up to twice as fast or slow as each other, so
+the timings move by more than the change; the instruction counts (callgrind, the difference of
+two whole-process counts, with a fixed hash seed and no address randomization) do not move at
+all from run to run, and give its size.
+
+{baseline}
 """
 
 
