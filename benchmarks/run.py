@@ -394,30 +394,43 @@ def trace_in_subprocess(ns: tuple[int, ...], repeats: int) -> dict[str, dict[int
 
 
 def fixed_cost_section(repeats: int) -> dict[str, Any]:
-    """What ``vmap(grad(f))`` costs at B=1, where NumPy's work is negligible: the binds it
-    makes at each level of the interpreter (counted), the transforms' own plumbing (a trivial
-    function of the same nine arguments) and the cost of one primitive through the same
-    transforms (a chain of sin/cos/tanh, from section 3's workload)."""
+    """What ``vmap(grad(f))`` costs at B=1, where NumPy's work is negligible: the primitives
+    each level of the interpreter processes (counted: a trace's ``process_primitive`` runs a
+    rule, stages an equation or hands the primitive down; at the bottom an ``impl`` runs), the
+    transforms' own plumbing (a trivial function of the same nine arguments) and the cost of
+    one primitive through the same transforms (a chain of sin/cos/tanh, from section 3)."""
     from minigrad import core
+    from minigrad.jaxpr import JaxprTrace
+    from minigrad.transforms.jvp import JVPTrace
+    from minigrad.transforms.vmap import BatchTrace
 
     args = wl.args_of(wl.make_inputs(1))
     vg = wl.minigrad_vmap_grad()
     counts: dict[str, int] = {}
-    original = core.Primitive.bind
+    names = {JVPTrace: "JVPTrace", JaxprTrace: "JaxprTrace (linearize)", BatchTrace: "BatchTrace"}
+    originals: dict[Any, Any] = {cls: cls.process_primitive for cls in names}
+    original_bind = core.Primitive.bind
+
+    def counted(cls: Any) -> Any:
+        def process_primitive(self: Any, prim: Any, a: Any, params: Any) -> Any:
+            counts[names[cls]] = counts.get(names[cls], 0) + 1
+            return originals[cls](self, prim, a, params)
+        return process_primitive
 
     def counting_bind(self: Any, *a: Any, **params: Any) -> Any:
-        trace = core.current_trace()
-        kind = type(trace).__name__
-        if kind == "JaxprTrace":
-            kind = "JaxprTrace (linearize)"
-        counts[kind] = counts.get(kind, 0) + 1
-        return original(self, *a, **params)
+        if core.current_trace() is core.eval_trace:
+            counts["impl (EvalTrace)"] = counts.get("impl (EvalTrace)", 0) + 1
+        return original_bind(self, *a, **params)
 
+    for cls in names:
+        cls.process_primitive = counted(cls)
     core.Primitive.bind = counting_bind  # type: ignore[method-assign]
     try:
         vg(*args)
     finally:
-        core.Primitive.bind = original  # type: ignore[method-assign]
+        core.Primitive.bind = original_bind  # type: ignore[method-assign]
+        for cls, method in originals.items():
+            cls.process_primitive = method
     trivial = mg.vmap(mg.grad(lambda p, *rest: mnp.sum(p)),
                       in_axes=(None, 0, 0, 0, 0, 0, 0, 0, 0))
     f = chain(400)
@@ -425,9 +438,9 @@ def fixed_cost_section(repeats: int) -> dict[str, Any]:
     chain_vg = mg.vmap(mg.grad(lambda y: mnp.sum(f(y))))
     med = interleaved_medians({"workload": lambda: vg(*args), "plumbing": lambda: trivial(*args),
                                "chain": lambda: chain_vg(xs)}, repeats, target=0.05)
-    out = {"binds": counts, "workload": med["workload"], "plumbing": med["plumbing"],
+    out = {"counts": counts, "workload": med["workload"], "plumbing": med["plumbing"],
            "per_primitive": med["chain"] / 400}
-    print(f"  binds {counts}; workload {med['workload'] * 1e3:.3f} ms, plumbing "
+    print(f"  processed {counts}; workload {med['workload'] * 1e3:.3f} ms, plumbing "
           f"{med['plumbing'] * 1e3:.3f} ms, one primitive under vmap(grad) "
           f"{out['per_primitive'] * 1e6:.1f} us", flush=True)
     return out
@@ -761,10 +774,10 @@ def main() -> None:
     print("\nper-example gradients\n" + times_md + "\n\n" + ratios_md)
     print("\neager overhead\n" + eager_md + "\n\n" + big_md)
     print("\ntrace and transform cost\n" + trace_md)
-    binds = fixed["binds"]
+    counted = fixed["counts"]
     fixed_md = md_table(["fixed cost of minigrad vmap(grad(f)) at B=1", "value"], [
-        ["primitive binds per call, by the trace that receives them",
-         ", ".join(f"{k} {v}" for k, v in binds.items()) + f" (total {sum(binds.values())})"],
+        ["primitives processed per call, by each trace, and impls run",
+         ", ".join(f"{k} {v}" for k, v in counted.items())],
         ["whole call (median ms)", fmt_ms(fixed["workload"])],
         ["vmap(grad) plumbing alone: a trivial f of the same 9 arguments (ms)",
          fmt_ms(fixed["plumbing"])],
@@ -926,8 +939,8 @@ trace, and its rules bind further primitives; the transforms' entry points flatt
 check arguments. torch.func does the same dispatch in C++.
 
 {b1} The call is
-about a hundred binds through three interpreters plus the plumbing of a trivial function
-(below), each bind a handful of Python calls, and a profile shows no single part above a few
+about a hundred primitives through three interpreters plus the plumbing of a trivial function
+(below), each a handful of Python calls, and a profile shows no single part above a few
 percent: the margin at B=1 is thin, and on this shared machine single ratios there move by
 about 15% from run to run. (JAX's own eager `vmap(grad)`, the same design of interpreters, is
 many times slower at B=1.) Going much further would change what minigrad is: rules written in
