@@ -28,8 +28,8 @@ def _dyn_args(transform: str, args: tuple, argnums: int | Sequence[int]
     """The differentiated arguments' leaves (checked to be floating) and their structure."""
     nums = check_argnums(transform, argnums, len(args))
     leaves, tree = tree_flatten(tuple(args[i] for i in nums))
-    paths = Paths(lambda: [f"args[{nums[int(p[1:p.index(']')])]}]{p[p.index(']') + 1:]}"
-                           for p in leaf_paths(tree)])
+    paths = Paths(lambda: [path for i, arg in zip(nums, tree.children, strict=True)
+                           for path in leaf_paths(arg, f"args[{i}]")])
     leaves = as_operands(leaves, transform, paths)
     for i, x in enumerate(leaves):
         dtype = get_aval(x).dtype
