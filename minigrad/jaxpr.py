@@ -123,29 +123,38 @@ def _pp_param(v: Any) -> str:
     return str(v)
 
 
+def var_names(jaxpr: Jaxpr) -> dict[int, str]:
+    """The listing's name of each variable, by ``id``: ``a``, ``b``, ... in order of
+    definition (constants, inputs, then equations). An equation whose result nothing uses
+    has no name: it binds ``_``, as JAX prints it."""
+    used = {id(a) for e in jaxpr.eqns for a in e.inputs} | {id(a) for a in jaxpr.outvars}
+    defined = [*jaxpr.constvars, *jaxpr.invars, *(e.out for e in jaxpr.eqns if id(e.out) in used)]
+    return {id(v): name for v, name in zip(defined, _names(), strict=False)}
+
+
+def pp_atom(a: Atom, names: dict[int, str]) -> str:
+    return str(a) if isinstance(a, Literal) else names.get(id(a), "_")
+
+
+def pp_decl(v: Var, names: dict[int, str]) -> str:
+    return f"{pp_atom(v, names)}:{v.aval.str_short()}"
+
+
+def pp_eqn(e: Eqn, names: dict[int, str]) -> str:
+    """``b:f64[3] = sin a``: one equation of the listing."""
+    params = " ".join(f"{k}={_pp_param(v)}" for k, v in e.params.items())
+    head = f"{e.prim.name}[{params}]" if params else e.prim.name
+    args = "".join(f" {pp_atom(a, names)}" for a in e.inputs)
+    return f"{pp_decl(e.out, names)} = {head}{args}"
+
+
 def pp_jaxpr(jaxpr: Jaxpr) -> str:
-    gen = _names()
-    names: dict[int, str] = {}
-
-    def name(v: Atom) -> str:
-        if isinstance(v, Literal):
-            return str(v)
-        if id(v) not in names:
-            names[id(v)] = next(gen)
-        return names[id(v)]
-
-    def decl(v: Var) -> str:
-        return f"{name(v)}:{v.aval.str_short()}"
-
-    consts = " ".join(decl(v) for v in jaxpr.constvars)
-    ins = " ".join(decl(v) for v in jaxpr.invars)
+    names = var_names(jaxpr)
+    consts = " ".join(pp_decl(v, names) for v in jaxpr.constvars)
+    ins = " ".join(pp_decl(v, names) for v in jaxpr.invars)
     lines = [f"{{ lambda {consts}{' ' if consts else ''}; {ins}. let"]
-    for e in jaxpr.eqns:
-        params = " ".join(f"{k}={_pp_param(v)}" for k, v in e.params.items())
-        head = f"{e.prim.name}[{params}]" if params else e.prim.name
-        args = " ".join(name(a) for a in e.inputs)
-        lines.append(f"    {decl(e.out)} = {head}{' ' if args else ''}{args}")
-    outs = ", ".join(name(v) for v in jaxpr.outvars)
+    lines += [f"    {pp_eqn(e, names)}" for e in jaxpr.eqns]
+    outs = ", ".join(pp_atom(v, names) for v in jaxpr.outvars)
     lines.append(f"  in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}")
     return "\n".join(lines)
 
