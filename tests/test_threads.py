@@ -246,7 +246,8 @@ def test_tracer_leaked_by_a_finished_thread_is_escaped() -> None:
 # --------------------------------------------------------------------------- asyncio
 
 
-def test_asyncio_tasks_interleaving_transforms(expected: dict[str, Any]) -> None:
+def test_asyncio_tasks_interleaving_transforms(expected: dict[str, Any],
+                                               tiny_switch_interval: None) -> None:
     """Tasks on one loop, each awaiting between its transforms, and tasks that run transforms
     in worker threads (asyncio.to_thread copies the task's context into the thread)."""
     names = sorted(CASES)
@@ -269,12 +270,7 @@ def test_asyncio_tasks_interleaving_transforms(expected: dict[str, Any]) -> None
         return await asyncio.gather(*[stepper(i) for i in range(4)],
                                     *[in_threads(10 + i) for i in range(4)])
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        results = asyncio.run(main())
-    finally:
-        sys.setswitchinterval(old)
+    results = asyncio.run(main())
     for result in results:
         assert [n for n, _ in result] != [] and len(result) == len(names)
         for name, got in result:
