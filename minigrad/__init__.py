@@ -24,9 +24,6 @@ from minigrad.tree import (
 
 __version__ = "0.1.0"
 
-# The five ops are also tracer methods: t.index_add(dim, index, source).
-TRACER_METHODS = ("index_add", "index_copy", "index_fill", "masked_fill", "masked_scatter")
-
 __all__ = [
     "ClosedJaxpr", "Primitive", "ShapedArray", "UnexpectedTracerError", "eval_jaxpr", "float0",
     "grad", "hessian", "index_add", "index_copy", "index_fill", "jacfwd", "jacrev", "jvp",

@@ -315,13 +315,6 @@ class UnexpectedTracerError(Exception):
 # --------------------------------------------------------------------------- tracers
 
 
-def _mnp() -> Any:
-    # The NumPy-flavoured user functions depend on the ops, which depend on this module.
-    from minigrad import numpy as mnp
-
-    return mnp
-
-
 class Tracer:
     """A value under a transform. Subclasses define ``aval`` and, if they can, ``concrete``."""
 
@@ -378,46 +371,9 @@ class Tracer:
     def __iter__(self) -> Iterator[Any]:
         return (self[i] for i in range(len(self)))
 
-    # Operators, methods and NumPy's protocols all go to minigrad.numpy.
-    def __neg__(self) -> Any: return _mnp().negative(self)
-    def __pos__(self) -> Any: return self
-    def __add__(self, o: Any) -> Any: return _mnp().add(self, o)
-    def __radd__(self, o: Any) -> Any: return _mnp().add(o, self)
-    def __sub__(self, o: Any) -> Any: return _mnp().subtract(self, o)
-    def __rsub__(self, o: Any) -> Any: return _mnp().subtract(o, self)
-    def __mul__(self, o: Any) -> Any: return _mnp().multiply(self, o)
-    def __rmul__(self, o: Any) -> Any: return _mnp().multiply(o, self)
-    def __truediv__(self, o: Any) -> Any: return _mnp().divide(self, o)
-    def __rtruediv__(self, o: Any) -> Any: return _mnp().divide(o, self)
-    def __pow__(self, o: Any) -> Any: return _mnp().power(self, o)
-    def __rpow__(self, o: Any) -> Any: return _mnp().power(o, self)
-    def __matmul__(self, o: Any) -> Any: return _mnp().matmul(self, o)
-    def __rmatmul__(self, o: Any) -> Any: return _mnp().matmul(o, self)
-    def __eq__(self, o: Any) -> Any: return _mnp().equal(self, o)  # type: ignore[override]
-    def __ne__(self, o: Any) -> Any: return _mnp().not_equal(self, o)  # type: ignore[override]
-    def __lt__(self, o: Any) -> Any: return _mnp().less(self, o)
-    def __le__(self, o: Any) -> Any: return _mnp().less_equal(self, o)
-    def __gt__(self, o: Any) -> Any: return _mnp().greater(self, o)
-    def __ge__(self, o: Any) -> Any: return _mnp().greater_equal(self, o)
-    def __getitem__(self, idx: Any) -> Any: return _mnp().getitem(self, idx)
-
-    @property
-    def T(self) -> Any:
-        return _mnp().transpose(self)
-
-    def __getattr__(self, name: str) -> Any:
-        # Methods such as .sum(), .reshape() and the five ops (.index_add()) are the functions
-        # of minigrad.numpy / minigrad with this tracer as the first argument.
-        method = _mnp().tracer_method(name)
-        if method is None:
-            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
-        return lambda *args, **kwargs: method(self, *args, **kwargs)
-
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        return _mnp().array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        return _mnp().array_function(func, args, kwargs)
+    # Operators (+, ==, [] ...), methods (.sum(), .reshape(), .index_add() ...) and NumPy's
+    # protocols (np.sin(t)) are installed on this class by minigrad.numpy, which is built on
+    # the ops, which are built on this module: registration, not an upward import.
 
 
 class ConcretizationError(TypeError):

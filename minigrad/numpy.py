@@ -16,6 +16,11 @@ from minigrad.core import Tracer, get_aval
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.ops.gather import index_select
+from minigrad.ops.index_add import index_add
+from minigrad.ops.index_copy import index_copy
+from minigrad.ops.index_fill import index_fill
+from minigrad.ops.masked_fill import masked_fill
+from minigrad.ops.masked_scatter import masked_scatter
 
 ArrayLike = Any
 
@@ -535,7 +540,7 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
 }
 
 
-def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
+def _array_ufunc(self: Tracer, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
     fn = _UFUNCS.get(ufunc)
     if fn is None or method != "__call__" or kwargs:
         what = ufunc.__name__ + ("" if method == "__call__" else f".{method}")
@@ -545,7 +550,7 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     return fn(*inputs)
 
 
-def array_function(func: Any, args: tuple, kwargs: dict) -> Any:
+def _array_function(self: Tracer, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
     fn = _FUNCTIONS.get(func)
     if fn is None:
         name = f"{getattr(func, '__module__', None) or 'numpy'}.{func.__name__}"
@@ -554,25 +559,35 @@ def array_function(func: Any, args: tuple, kwargs: dict) -> Any:
     return fn(*args, **kwargs)
 
 
-_METHODS: dict[str, Callable[..., Any]] = {
+# --------------------------------------------------------------------------- tracer methods
+
+# The core defines Tracer without arithmetic: the functions above are built on the ops, which
+# are built on the core, so they are installed on the class from here (as jax.numpy installs
+# its operators), not imported by the core.
+_TRACER_METHODS: dict[str, Callable[..., Any]] = {
+    "__neg__": negative, "__pos__": lambda x: x,
+    "__add__": add, "__radd__": lambda x, o: add(o, x),
+    "__sub__": subtract, "__rsub__": lambda x, o: subtract(o, x),
+    "__mul__": multiply, "__rmul__": lambda x, o: multiply(o, x),
+    "__truediv__": divide, "__rtruediv__": lambda x, o: divide(o, x),
+    "__pow__": power, "__rpow__": lambda x, o: power(o, x),
+    "__matmul__": matmul, "__rmatmul__": lambda x, o: matmul(o, x),
+    "__eq__": equal, "__ne__": not_equal, "__lt__": less, "__le__": less_equal,
+    "__gt__": greater, "__ge__": greater_equal, "__getitem__": getitem,
+    "__array_ufunc__": _array_ufunc, "__array_function__": _array_function,
     "sum": sum, "max": max, "mean": mean, "reshape": reshape, "transpose": transpose,
     "squeeze": squeeze, "astype": astype, "cumsum": cumsum, "take": take, "ravel": ravel,
     "swapaxes": swapaxes, "dot": dot,
+    # the five ops: t.index_add(dim, index, source)
+    "index_add": index_add, "index_copy": index_copy, "index_fill": index_fill,
+    "masked_fill": masked_fill, "masked_scatter": masked_scatter,
 }
-
-
-def tracer_method(name: str) -> Callable[..., Any] | None:
-    """The function behind ``tracer.name(...)``, or None."""
-    if name in _METHODS:
-        return _METHODS[name]
-    import minigrad
-
-    if name in getattr(minigrad, "TRACER_METHODS", ()):
-        return getattr(minigrad, name)  # type: ignore[no-any-return]
-    return None
+for _name, _method in _TRACER_METHODS.items():
+    setattr(Tracer, _name, _method)
+Tracer.T = property(transpose)  # type: ignore[attr-defined]
 
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in
            ("annotations", "builtins", "core", "np", "ew", "st", "Any", "Callable", "Sequence",
-            "Tracer", "get_aval", "ArrayLike", "index_select", "array_ufunc", "array_function",
-            "tracer_method")]
+            "Tracer", "get_aval", "ArrayLike", "index_select", "index_add", "index_copy",
+            "index_fill", "masked_fill", "masked_scatter")]
