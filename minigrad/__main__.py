@@ -1,5 +1,6 @@
-"""``python -m minigrad COMMAND``: check, explain, crosscheck, vectors, demo (``minigrad.cli``)."""
+"""``python -m minigrad COMMAND``: check, explain, crosscheck, vectors, demo
+(``minigrad.tools.cli``)."""
 
-from minigrad.cli import main
+from minigrad.tools.cli import main
 
 raise SystemExit(main())

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from minigrad.api_util import as_operand, as_output, call_paths, check_callable
 from minigrad.core import (
     Primitive,
     ShapedArray,
@@ -21,7 +22,6 @@ from minigrad.core import (
     get_aval,
     new_trace,
 )
-from minigrad.transforms.util import as_operand, as_output, call_paths, check_callable
 from minigrad.tree import tree_flatten, tree_unflatten
 
 

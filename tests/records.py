@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from minigrad.core import Primitive
-from minigrad.records import RECORDS
-from minigrad.samples import OpRecord
 from minigrad.testing import Sample
+from minigrad.testing.records import RECORDS
+from minigrad.testing.samples import OpRecord
 
 
 @dataclass

@@ -26,8 +26,8 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad import cli
 from minigrad import numpy as mnp
+from minigrad.tools import cli
 
 MINIGRAD = Path(mg.__file__).resolve().parent
 

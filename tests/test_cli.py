@@ -1,5 +1,5 @@
 """The command line (python -m minigrad): every subcommand in-process through
-``minigrad.cli.main``, a few as real subprocesses, and the exit codes (0 ok, 1 a check failed,
+``minigrad.tools.cli.main``, a few as real subprocesses, and the exit codes (0 ok, 1 a check failed,
 2 bad input, one line on stderr and never a traceback)."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minigrad import check as check_cmd
-from minigrad.cli import main
-from minigrad.samples import Sample
+from minigrad.testing.samples import Sample
+from minigrad.tools import check as check_cmd
+from minigrad.tools.cli import main
 
 ROOT = Path(__file__).parent.parent
 

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from minigrad import crosscheck
-from minigrad.cli import main
-from minigrad.crosscheck import CHECKS, DIVERGENCES, FRAMEWORKS, Situation, documented
-from minigrad.samples import OPS, op_samples
+from minigrad.testing.samples import OPS, op_samples
+from minigrad.tools import crosscheck
+from minigrad.tools.cli import main
+from minigrad.tools.crosscheck import CHECKS, DIVERGENCES, FRAMEWORKS, Situation, documented
 
 
 def test_divergence_table_is_well_formed() -> None:

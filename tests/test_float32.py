@@ -1,10 +1,10 @@
 """float32: every rule check passes in float32, with float32 tolerances, and no transform turns
 float32 into float64.
 
-* Every sample of every primitive (the op records of ``minigrad.records`` and the op samples of
-  the five ops) that has a float64 run but no float32 one is converted to float32 here and run
-  through ``check_primitive``, whose finite-difference steps and tolerances come from the
-  float32 row of ``minigrad.testing``'s table. (Samples that already have a float32 run are
+* Every sample of every primitive (the op records of ``minigrad.testing.records`` and the op
+  samples of the five ops) that has a float64 run but no float32 one is converted to float32
+  here and run through ``check_primitive``, whose finite-difference steps and tolerances come
+  from the float32 row of ``minigrad.testing``'s table. (Samples that already have a float32 run are
   checked by ``test_primitives.py`` and ``test_samples.py``.)
 * The five ops under every transform (jvp, vjp, linearize, grad, value_and_grad, vmap, jacfwd,
   jacrev, hessian, make_jaxpr, eval_jaxpr, linear_transpose): float32 outputs, tangents,
@@ -26,8 +26,7 @@ import minigrad as mg
 from minigrad import numpy as mnp
 from minigrad.core import Primitive
 from minigrad.jaxpr import Var
-from minigrad.samples import OPS, primitives, samples_for
-from minigrad.testing import Sample, check_primitive
+from minigrad.testing import OPS, Sample, check_primitive, primitives, samples_for
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 

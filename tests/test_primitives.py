@@ -23,8 +23,8 @@ from minigrad.core import UndefPrimal, Zero, float0, get_aval, tangent_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.ops.gather import check_index_p
-from minigrad.samples import BOTH, F32, F64, integral, normal, positive
 from minigrad.testing import Sample, all_in_axes, check_jvp, check_primitive
+from minigrad.testing.samples import BOTH, F32, F64, integral, normal, positive
 
 
 def case_id(case: Case) -> str:

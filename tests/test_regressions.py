@@ -20,7 +20,7 @@ from minigrad import numpy as mnp
 def test_jacobians_of_zero_size_inputs(shape: tuple) -> None:
     # Bug (fuzzer, a program on x of shape (0,)): jacfwd, jacrev and hessian of any function
     # of a zero-size input raised "cannot reshape array of size 0 into shape (0)".
-    # transforms/util.py std_basis reshaped the basis with -1, ambiguous for 0 rows; fixed by
+    # transforms/jvp.py std_basis reshaped the basis with -1, ambiguous for 0 rows; fixed by
     # reshaping to the basis' row count.
     x = np.zeros(shape)
     assert mg.jacfwd(lambda a: a * 2.0)(x).shape == shape + shape
@@ -83,7 +83,7 @@ def test_escaped_tracer_names_the_transform_called(transform: str, run: object) 
 def test_escaped_tracer_passed_as_an_argument() -> None:
     # Bug: an escaped tracer passed as the argument of make_jaxpr or linear_transpose (which
     # only look at its shape) was accepted silently; other transforms noticed only at its
-    # first use. Fixed in transforms/util.py as_operand: a dead tracer is rejected on entry.
+    # first use. Fixed in api_util.py as_operand: a dead tracer is rejected on entry.
     box = []
     mg.grad(lambda a: box.append(a * 2.0) or mnp.sum(a))(np.ones(3))
     for call in (lambda t: mg.make_jaxpr(mnp.sin)(t),
@@ -101,7 +101,7 @@ def test_transform_results_do_not_alias_arguments() -> None:
     # the tangent of x + 1 under jvp *was* the tangent passed in (likewise vjp's cotangent of
     # x + 1, linearize's f_jvp, linear_transpose of the identity, vmap of the identity, a 0-d
     # value_and_grad of the identity, has_aux outputs), so `out *= 2` changed the caller's
-    # input. Fixed by transforms/util.py unaliased() at each transform's exit.
+    # input. Fixed by api_util.py unaliased() at each transform's exit.
     x, t = np.ones(3), np.full(3, 2.0)
     _, t_out = mg.jvp(lambda a: a + 1.0, (x,), (t,))
     t_out *= 10
@@ -139,14 +139,14 @@ def test_non_array_x_is_rejected_by_the_ops() -> None:
 ])
 def test_non_callable_function_is_named(make: object) -> None:
     # Bug: mg.grad(None) was accepted and failed at the call with "'NoneType' object is not
-    # callable"; vmap, jvp, jacfwd and the rest likewise. Fixed by transforms/util.py
+    # callable"; vmap, jvp, jacfwd and the rest likewise. Fixed by api_util.py
     # check_callable, called by every transform before any work.
     with pytest.raises(TypeError, match="fun must be a callable"):
         make()  # type: ignore[operator]
 
 
 def test_bad_argnums_kind() -> None:
-    # Bug: argnums=0.0 raised "'float' object is not iterable". Fixed in transforms/util.py
+    # Bug: argnums=0.0 raised "'float' object is not iterable". Fixed in api_util.py
     # check_argnums.
     with pytest.raises(TypeError, match="grad: argnums must be an int"):
         mg.grad(lambda a: mnp.sum(a), argnums=0.0)(np.ones(2))
@@ -223,7 +223,7 @@ def test_cli_negative_seed_and_unknown_op_before_loading(capsys: pytest.CaptureF
     # ValueError: expected non-negative integer" (fixed in cli.py: the --seed type rejects
     # negatives); crosscheck checked its op names only after importing the framework, so a
     # typo with jax missing said "jax is not installed" (fixed in crosscheck.py main).
-    from minigrad.cli import main
+    from minigrad.tools.cli import main
 
     assert main(["check", "--seed", "-1", "tanh"]) == 2
     assert "argument --seed: must be a non-negative int; got -1" in capsys.readouterr().err

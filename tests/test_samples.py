@@ -1,5 +1,5 @@
-"""The sample generators (minigrad.samples): every primitive has samples, the op samples of the
-five ops cover the cases they promise, and every rule check passes on them."""
+"""The sample generators (minigrad.testing.samples): every primitive has samples, the op
+samples of the five ops cover the cases they promise, and every rule check passes on them."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minigrad.samples import OPS, op_records, op_samples, primitives, samples_for
-from minigrad.testing import Sample, check_primitive
+from minigrad.testing import Sample, check_primitive, samples_for
+from minigrad.testing.samples import OPS, op_records, op_samples, primitives
 
 
 def test_every_primitive_has_samples() -> None:

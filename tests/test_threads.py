@@ -21,8 +21,9 @@ import pytest
 
 import minigrad as mg
 import minigrad.numpy as mnp
-from minigrad import core, samples
+from minigrad import core
 from minigrad.jaxpr import JaxprTrace
+from minigrad.testing import samples
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((4, 3))

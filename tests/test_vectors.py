@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad import vectors
-from minigrad.cli import main
-from minigrad.samples import OPS, op_samples
+from minigrad.testing.samples import OPS, op_samples
+from minigrad.tools import vectors
+from minigrad.tools.cli import main
 
 
 @pytest.fixture(scope="module")

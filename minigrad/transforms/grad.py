@@ -5,20 +5,18 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, Sequence
 
-from minigrad.core import get_aval
-from minigrad.ops.structural import full
-from minigrad.transforms.jvp import jacfwd_named, primal_part
-from minigrad.transforms.transpose import vjp_flat
-from minigrad.transforms.util import (
+from minigrad.api_util import (
     Paths,
     as_operands,
     as_output,
     check_argnums,
     check_callable,
-    split_rows,
-    std_basis,
     unaliased,
 )
+from minigrad.core import get_aval
+from minigrad.ops.structural import full
+from minigrad.transforms.jvp import jacfwd_named, primal_part, split_rows, std_basis
+from minigrad.transforms.transpose import vjp_flat
 from minigrad.transforms.vmap import vmap
 from minigrad.tree import leaf_paths, tree_flatten, tree_map, tree_unflatten
 

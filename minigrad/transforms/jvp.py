@@ -10,6 +10,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from minigrad.api_util import (
+    as_operand,
+    as_output,
+    check_argnums,
+    check_callable,
+    flat_call,
+    unaliased,
+)
 from minigrad.core import (
     Primitive,
     ShapedArray,
@@ -24,17 +32,7 @@ from minigrad.core import (
     tangent_dtype,
 )
 from minigrad.ops.elementwise import instantiate
-from minigrad.ops.structural import moveaxis
-from minigrad.transforms.util import (
-    as_operand,
-    as_output,
-    check_argnums,
-    check_callable,
-    flat_call,
-    split_rows,
-    std_basis,
-    unaliased,
-)
+from minigrad.ops.structural import moveaxis, reshape, slice_array
 from minigrad.transforms.vmap import vmap
 from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 
@@ -203,3 +201,29 @@ def jacfwd_named(fun: Callable[..., Any], argnums: int | Sequence[int], transfor
 
 
 __all__ = ["JVPTrace", "JVPTracer", "jvp", "jacfwd", "jacfwd_named", "jvp_flat", "primal_part"]
+
+
+def std_basis(shapes: Sequence[tuple[int, ...]], dtypes: Sequence[np.dtype]) -> list[np.ndarray]:
+    """The standard basis of the space of all the leaves together, one slab per leaf: slab k has
+    shape ``(N, *shapes[k])`` where N is the total number of elements."""
+    sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
+    eye = np.eye(sum(sizes))
+    out, start = [], 0
+    for shape, size, dtype in zip(shapes, sizes, dtypes, strict=True):
+        out.append(eye[:, start:start + size].reshape(len(eye), *shape).astype(dtype))
+        start += size
+    return out
+
+
+def split_rows(x: Any, shapes: Sequence[tuple[int, ...]]) -> list[Any]:
+    """Split the leading axis of ``x`` (of length sum of sizes) into one array per shape, of
+    shape ``shapes[k] + x.shape[1:]``."""
+    aval_shape = x.shape
+    out, start = [], 0
+    for shape in shapes:
+        size = int(np.prod(shape, dtype=np.int64))
+        rows = slice_array(x, (start, *[0] * (len(aval_shape) - 1)),
+                           (start + size, *aval_shape[1:]))
+        out.append(reshape(rows, (*shape, *aval_shape[1:])))
+        start += size
+    return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from minigrad.api_util import as_operand, check_callable, flat_call, unaliased
 from minigrad.core import (
     ShapedArray,
     Zero,
@@ -20,7 +21,6 @@ from minigrad.core import (
 )
 from minigrad.jaxpr import ClosedJaxpr, JaxprTrace, dce_closed, eval_jaxpr
 from minigrad.transforms.jvp import jvp_flat
-from minigrad.transforms.util import as_operand, check_callable, flat_call, unaliased
 from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 
 

@@ -11,6 +11,14 @@ from typing import Any, Callable
 
 import numpy as np
 
+from minigrad.api_util import (
+    Paths,
+    as_operands,
+    as_output,
+    call_paths,
+    check_callable,
+    unaliased,
+)
 from minigrad.core import (
     Primitive,
     ShapedArray,
@@ -22,14 +30,6 @@ from minigrad.core import (
     set_current_trace,
 )
 from minigrad.ops.structural import bdim_to, moveaxis
-from minigrad.transforms.util import (
-    Paths,
-    as_operands,
-    as_output,
-    call_paths,
-    check_callable,
-    unaliased,
-)
 from minigrad.tree import broadcast_prefix, leaf_paths, tree_flatten, tree_unflatten
 
 

@@ -15,11 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.cli import UsageError
 from minigrad.core import Primitive, get_aval
 from minigrad.jaxpr import make_jaxpr
-from minigrad.samples import OPS, Sample, primitives, samples_for
-from minigrad.testing import batch_args
+from minigrad.testing import OPS, Sample, batch_args, primitives, samples_for
+from minigrad.tools.errors import UsageError
 from minigrad.transforms.jvp import jvp
 from minigrad.transforms.linearize import linearize
 from minigrad.transforms.transpose import linear_transpose

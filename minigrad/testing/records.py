@@ -1,8 +1,8 @@
 """Op records of the base primitives: how to draw each one's operands, which are differentiable,
 which groups of operands it is jointly linear in (the others held at their drawn values), the
 dtypes to run, and an independent NumPy ``reference``. ``RECORDS`` feeds the rule tests
-(``tests/records.py``), ``python -m minigrad check`` and ``minigrad.samples.samples_for``.
-Adding a primitive means adding a record here, not writing a test.
+(``tests/records.py``), ``python -m minigrad check`` and ``samples_for`` (at the end of this
+module). Adding a primitive means adding a record here, not writing a test.
 
 ``check_primitive`` compares the impl with the reference exactly, so the references are written
 to give bit-identical results: loops where the op moves or adds data (with integer-valued
@@ -26,13 +26,15 @@ from minigrad.ops.index_copy import index_copy_p, last_occurrence_p
 from minigrad.ops.index_fill import index_fill_p
 from minigrad.ops.masked_fill import masked_fill_p
 from minigrad.ops.masked_scatter import masked_scatter_p
-from minigrad.samples import (
+from minigrad.testing.samples import (
     BOTH,
     F32,
     F64,
     I32,
     I64,
+    OPS,
     OpRecord,
+    Sample,
     apart,
     bool_mask,
     distinct,
@@ -45,6 +47,7 @@ from minigrad.samples import (
     loop_masked_scatter,
     nonzero,
     normal,
+    op_samples,
     positive,
     with_ties,
 )
@@ -485,3 +488,12 @@ RECORDS: list[OpRecord] = [
     OpRecord(last_occurrence_p, "dup", lambda rng, dt: (rng.integers(0, 3, (2, 5)),),
              ref_last_occurrence, out_dtype=np.dtype(bool)),
 ]
+
+
+def samples_for(name: str) -> list[Sample]:
+    """Every sample of the primitive ``name``: the samples of its records here and, for the
+    five ops, their op samples."""
+    found = [s for r in RECORDS if r.prim.name == name for s in r.samples()]
+    if name in OPS:
+        found += op_samples(name)
+    return found

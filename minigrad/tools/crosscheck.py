@@ -1,6 +1,6 @@
 """``python -m minigrad crosscheck --against torch|jax``: the five ops against another framework.
 
-On every op sample (``minigrad.samples.op_samples``: duplicates, negative dims, 0-d and empty
+On every op sample (``minigrad.testing.op_samples``: duplicates, negative dims, 0-d and empty
 arrays, broadcasting, Python-scalar and array values, float64 and float32) it compares
 
 * ``forward``: the op's output;
@@ -17,7 +17,7 @@ condition holds: the other framework's semantics differ on purpose or by a known
 record says why) or a **failure**. ``info`` notes say what is no mismatch of values: torch.func
 looping over the batch for an op without a batching rule, which it reports by a warning. Exit
 status 1 on a failure, 2 when the framework is not installed. torch and jax are imported only
-when a cross-check runs, by their adapters in ``minigrad.frameworks``.
+when a cross-check runs, by their adapters in ``minigrad.tools.frameworks``.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.cli import UsageError
-from minigrad.frameworks import FRAMEWORKS, INSTALL, Framework, load
-from minigrad.samples import OPS, Sample, op_samples
 from minigrad.testing import all_in_axes, batch_args
+from minigrad.testing.samples import OPS, Sample, op_samples
+from minigrad.tools.errors import UsageError
+from minigrad.tools.frameworks import FRAMEWORKS, INSTALL, Framework, load
 
 CHECKS = ("forward", "vjp", "jvp", "jacfwd", "jacrev", "vmap", "vmap(grad)", "negative-index")
 
@@ -415,7 +415,7 @@ def _table(results: Sequence[Result]) -> list[list[str]]:
 
 def report(fw: Framework, results: Sequence[Result], seed: int, seconds: float) -> str:
     import minigrad
-    from minigrad.check import format_table
+    from minigrad.tools.check import format_table
 
     lines = [f"crosscheck against {fw.name} {fw.version} (minigrad {minigrad.__version__}, "
              f"seed {seed})", "",
@@ -430,7 +430,7 @@ def report(fw: Framework, results: Sequence[Result], seed: int, seconds: float) 
         notes = [(op, k, n) for (op, k), n in seen.items()
                  if (by_id[k].kind if k in by_id else "info") == kind]
         if notes:
-            lines.append(f"{title} (the table: minigrad.crosscheck.DIVERGENCES):")
+            lines.append(f"{title} (the table: minigrad.tools.crosscheck.DIVERGENCES):")
         for op, key, n in notes:
             d = by_id.get(key)
             if d is None:
@@ -465,7 +465,7 @@ def to_json(fw: Framework, results: Sequence[Result], seed: int, seconds: float)
 
 
 def main(framework: str, ops: Sequence[str] = (), seed: int = 0, as_json: bool = False) -> int:
-    from minigrad.check import Progress
+    from minigrad.tools.check import Progress
 
     start = time.perf_counter()
     unknown = [o for o in ops if o not in OPS]

@@ -1,8 +1,8 @@
 """``python -m minigrad check``: every rule check of every primitive over its samples, as a table.
 
 The checks are ``minigrad.testing.check_primitive``'s; the samples are
-``minigrad.samples.samples_for``'s (the op records of every base primitive, and the op samples of
-the five ops). The table has a row per primitive and a column per check; a cell reads ``ok``
+``minigrad.testing.samples_for``'s (the op records of every base primitive, and the op samples
+of the five ops). The table has a row per primitive and a column per check; a cell reads ``ok``
 with the worst error and the number of cases, ``FAIL`` with the failed and total samples, or
 ``-`` where the check does not apply (no differentiable operand, say).
 """
@@ -16,9 +16,8 @@ import time
 from dataclasses import asdict
 from typing import Any, Sequence, TextIO
 
-from minigrad.cli import UsageError
-from minigrad.samples import primitives, samples_for
-from minigrad.testing import CheckResult, check_primitive
+from minigrad.testing import CheckResult, check_primitive, primitives, samples_for
+from minigrad.tools.errors import UsageError
 
 # Table columns, in order; every transpose group of a sample counts under "transpose".
 COLUMNS = ("reference", "shape/impl", "jvp", "transpose", "vmap", "vmap(grad)", "grad(grad)")

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from minigrad.cli import UsageError
+from minigrad.tools.errors import UsageError
 
 FRAMEWORKS = ("torch", "jax")
 INSTALL = {"torch": "pip install torch==2.13.0 (the CPU build)", "jax": "pip install jax jaxlib"}

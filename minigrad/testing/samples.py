@@ -8,14 +8,15 @@ in (``linear``), which operands may be batched (``batchable``; an index or a mas
 example then drawing its own) and an independent loop ``reference``. There are two kinds:
 
 * **primitive samples** (``fun`` is None): operands of ``prim.bind`` with canonical parameters,
-  from the op records of ``minigrad.records``;
+  from the op records of ``minigrad.testing.records``;
 * **op samples** (``fun`` set): arguments of a user function, ``minigrad.index_add`` and the
   other four, where negative dims, 0-d arrays, broadcasting and Python-scalar values live.
 
 ``op_samples("index_add")`` gives the second kind for one of the five ops;
-``samples_for(name)`` gives every sample of any primitive (both kinds for the five).
+``minigrad.testing.samples_for(name)`` gives every sample of any primitive (both kinds for the
+five).
 
->>> from minigrad.samples import op_samples
+>>> from minigrad.testing.samples import op_samples
 >>> import numpy as np
 >>> s = op_samples("masked_fill")[0]
 >>> s.name, s.argnames, s.diff
@@ -37,6 +38,11 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.core import Primitive, dtype_name
+from minigrad.ops.index_add import index_add, index_add_p
+from minigrad.ops.index_copy import index_copy, index_copy_p
+from minigrad.ops.index_fill import index_fill, index_fill_p
+from minigrad.ops.masked_fill import masked_fill, masked_fill_p
+from minigrad.ops.masked_scatter import masked_scatter, masked_scatter_p
 
 F64 = np.dtype(np.float64)
 F32 = np.dtype(np.float32)
@@ -310,20 +316,14 @@ def _source_2d(make: Callable[..., tuple], rows: int) -> Callable[..., tuple]:
 
 
 def _fn_index_add(x: Any, index: Any, source: Any, *, dim: int, alpha: Any = 1) -> Any:
-    from minigrad.ops.index_add import index_add
-
     return index_add(x, dim, index, source, alpha)
 
 
 def _fn_index_copy(x: Any, index: Any, source: Any, *, dim: int) -> Any:
-    from minigrad.ops.index_copy import index_copy
-
     return index_copy(x, dim, index, source)
 
 
 def _fn_index_fill(x: Any, index: Any, value: Any, *, dim: int) -> Any:
-    from minigrad.ops.index_fill import index_fill
-
     return index_fill(x, dim, index, value)
 
 
@@ -332,8 +332,6 @@ def _fn_index_fill_scalar(x: Any, index: Any, *, dim: int, value: Any) -> Any:
 
 
 def _fn_masked_fill(x: Any, mask: Any, value: Any) -> Any:
-    from minigrad.ops.masked_fill import masked_fill
-
     return masked_fill(x, mask, value)
 
 
@@ -342,8 +340,6 @@ def _fn_masked_fill_scalar(x: Any, mask: Any, *, value: Any) -> Any:
 
 
 def _fn_masked_scatter(x: Any, mask: Any, source: Any) -> Any:
-    from minigrad.ops.masked_scatter import masked_scatter
-
     return masked_scatter(x, mask, source)
 
 
@@ -357,11 +353,6 @@ def _ref_masked_fill_scalar(x: np.ndarray, mask: np.ndarray, *, value: Any) -> n
 
 
 def _op_records() -> dict[str, list[OpRecord]]:
-    from minigrad.ops.index_add import index_add_p
-    from minigrad.ops.index_copy import index_copy_p
-    from minigrad.ops.index_fill import index_fill_p
-    from minigrad.ops.masked_fill import masked_fill_p
-    from minigrad.ops.masked_scatter import masked_scatter_p
 
     def index_add(variant: str, make: Callable, dim: int, alpha: Any = 1,
                   dtypes: tuple = (F64,)) -> OpRecord:
@@ -475,17 +466,6 @@ def primitives() -> dict[str, Primitive]:
     return dict(sorted(found.items()))
 
 
-def samples_for(name: str) -> list[Sample]:
-    """Every sample of the primitive ``name``: its primitive samples (``minigrad.records``) and,
-    for the five ops, their op samples."""
-    from minigrad.records import RECORDS
-
-    found = [s for r in RECORDS if r.prim.name == name for s in r.samples()]
-    if name in OPS:
-        found += op_samples(name)
-    return found
-
-
 __all__ = ["BOTH", "F32", "F64", "OPS", "OpRecord", "Sample", "bool_mask", "loop_index_add",
            "loop_index_copy", "loop_index_fill", "loop_masked_fill", "loop_masked_gather",
-           "loop_masked_scatter", "op_records", "op_samples", "primitives", "samples_for"]
+           "loop_masked_scatter", "op_records", "op_samples", "primitives"]

@@ -1,10 +1,11 @@
 """``python -m minigrad``: the command line, a thin dispatcher.
 
-* ``check [OP ...]``: every rule check of every primitive over its samples (``minigrad.check``);
-* ``explain OP``: an op's semantics and the jaxprs of its rules (``minigrad.explain``);
+* ``check [OP ...]``: every rule check of every primitive over its samples
+  (``minigrad.tools.check``);
+* ``explain OP``: an op's semantics and the jaxprs of its rules (``minigrad.tools.explain``);
 * ``crosscheck --against torch|jax``: the five ops against another framework
-  (``minigrad.crosscheck``);
-* ``vectors --out DIR`` / ``--verify DIR``: golden test vectors (``minigrad.vectors``);
+  (``minigrad.tools.crosscheck``);
+* ``vectors --out DIR`` / ``--verify DIR``: golden test vectors (``minigrad.tools.vectors``);
 * ``demo``: per-example gradients through index_add.
 
 Bad input (an unknown op or framework, an unwritable directory, corrupt vectors) is one line on
@@ -22,11 +23,9 @@ from typing import Any, NoReturn, Sequence
 
 import numpy as np
 
+from minigrad.tools.errors import UsageError
+
 PROG = "minigrad"
-
-
-class UsageError(Exception):
-    """Bad input to a command: printed as one line on stderr, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -116,19 +115,19 @@ def _parser() -> argparse.ArgumentParser:
 
 def _dispatch(args: Any) -> int:
     if args.command == "check":
-        from minigrad import check
+        from minigrad.tools import check
 
         return check.main(args.ops, seed=args.seed, examples=args.examples, as_json=args.json)
     if args.command == "explain":
-        from minigrad import explain
+        from minigrad.tools import explain
 
         return explain.main(args.op)
     if args.command == "crosscheck":
-        from minigrad import crosscheck
+        from minigrad.tools import crosscheck
 
         return crosscheck.main(args.against, args.ops, seed=args.seed, as_json=args.json)
     if args.command == "vectors":
-        from minigrad import vectors
+        from minigrad.tools import vectors
 
         if args.out is not None:
             return vectors.write_main(args.out, seed=args.seed)

@@ -1,6 +1,6 @@
 """Golden test vectors of the five ops: ``python -m minigrad vectors --out DIR`` and ``--verify``.
 
-For every op sample (``minigrad.samples.op_samples``) one ``<op>.<variant>-<dtype>.npz`` holds:
+For every op sample (``minigrad.testing.op_samples``) one ``<op>.<variant>-<dtype>.npz`` holds:
 
 * the inputs, by argument name (``x``, ``index``, ``source``, ``mask``, ``value``);
 * ``out``: the op's output;
@@ -28,8 +28,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from minigrad.cli import UsageError
-from minigrad.samples import OPS, Sample, op_samples
+from minigrad.testing.samples import OPS, Sample, op_samples
+from minigrad.tools.errors import UsageError
 from minigrad.transforms.grad import grad
 from minigrad.transforms.jvp import jvp
 from minigrad.transforms.transpose import vjp

@@ -1,24 +1,4 @@
-"""Rule checkers, usable on any function or primitive (minigrad's own tests use them too).
-
-Three oracles, one per kind of rule:
-
-* ``check_jvp``: the JVP against central finite differences;
-* ``check_vjp``: the dot-product test ``<J v, w> == <v, J^T w>``, with ``J v`` from finite
-  differences, so the VJP is checked independently of the JVP;
-* ``check_vmap``: ``vmap(f)`` against a Python loop over the batch and ``np.stack``.
-
-``check_primitive`` runs all of them over a primitive's samples (``minigrad.samples``): the impl
-against a loop reference, the shape rule against the impl, the JVP, each transpose rule, the
-batching rule for every combination of batched operands, ``vmap(grad)`` against a loop of
-``grad``, and ``grad`` of ``grad``. The sample generators of the five ops are re-exported here
-(``op_samples``, ``samples_for``, ``Sample``), so one import gives a test suite everything.
-
->>> import numpy as np, minigrad as mg
->>> from minigrad.testing import check_grads, check_vmap
->>> check_grads(lambda x: mg.numpy.sin(x) * x, [np.array([0.5, 1.0])])
->>> check_vmap(lambda x: x * 2.0, [np.ones((3, 2))], (0,))
-0.0
-"""
+"""The rule checkers of ``minigrad.testing`` (import them from there)."""
 
 from __future__ import annotations
 
@@ -31,7 +11,7 @@ import numpy as np
 
 from minigrad.core import Primitive, UndefPrimal, Zero, get_aval
 from minigrad.jaxpr import make_jaxpr
-from minigrad.samples import OPS, Sample, op_samples, primitives, samples_for
+from minigrad.testing.samples import Sample
 from minigrad.transforms.grad import grad
 from minigrad.transforms.jvp import jvp
 from minigrad.transforms.transpose import linear_transpose, vjp
@@ -414,6 +394,5 @@ def _dot_product_test_fun(f: Callable[..., Any], ops: tuple, group: Sequence[int
     return _close(rhs, lhs, tol, tol, f"transpose of operands {tuple(group)}"), 1
 
 
-__all__ = ["OPS", "CheckResult", "Sample", "all_in_axes", "batch_args", "check_grads",
-           "check_jvp", "check_primitive", "check_vjp", "check_vmap", "numerical_jvp",
-           "op_samples", "primitives", "samples_for"]
+__all__ = ["CheckResult", "all_in_axes", "batch_args", "check_grads", "check_jvp",
+           "check_primitive", "check_vjp", "check_vmap", "numerical_jvp"]

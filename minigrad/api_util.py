@@ -1,4 +1,5 @@
-"""Plumbing shared by the transform entry points: argument conversion, flattening, argnums."""
+"""Plumbing shared by the transforms' entry points and ``make_jaxpr``: argument conversion,
+flattening, argnums, readable argument paths."""
 
 from __future__ import annotations
 
@@ -107,31 +108,3 @@ def check_argnums(transform: str, argnums: int | Sequence[int], nargs: int) -> t
                              f"with {nargs} positional arguments; got {a}")
         out.append(a % nargs)
     return tuple(out)
-
-
-def std_basis(shapes: Sequence[tuple[int, ...]], dtypes: Sequence[np.dtype]) -> list[np.ndarray]:
-    """The standard basis of the space of all the leaves together, one slab per leaf: slab k has
-    shape ``(N, *shapes[k])`` where N is the total number of elements."""
-    sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
-    eye = np.eye(sum(sizes))
-    out, start = [], 0
-    for shape, size, dtype in zip(shapes, sizes, dtypes, strict=True):
-        out.append(eye[:, start:start + size].reshape(len(eye), *shape).astype(dtype))
-        start += size
-    return out
-
-
-def split_rows(x: Any, shapes: Sequence[tuple[int, ...]]) -> list[Any]:
-    """Split the leading axis of ``x`` (of length sum of sizes) into one array per shape, of
-    shape ``shapes[k] + x.shape[1:]``."""
-    from minigrad.ops.structural import reshape, slice_array
-
-    aval_shape = x.shape
-    out, start = [], 0
-    for shape in shapes:
-        size = int(np.prod(shape, dtype=np.int64))
-        rows = slice_array(x, (start, *[0] * (len(aval_shape) - 1)),
-                           (start + size, *aval_shape[1:]))
-        out.append(reshape(rows, (*shape, *aval_shape[1:])))
-        start += size
-    return out
