@@ -227,10 +227,10 @@ def eager_section(repeats: int) -> tuple[dict[str, dict[str, float]], dict[str, 
         out[mask] = msource[:np.count_nonzero(mask)]
         return out
 
-    from minigrad.ops.gather import canonical_index
     from minigrad.ops.index_add import index_add_p
     from minigrad.ops.index_copy import index_copy_p
     from minigrad.ops.index_fill import index_fill_p
+    from minigrad.ops.indexing import canonical_index
     from minigrad.ops.masked_fill import masked_fill_p
     from minigrad.ops.masked_scatter import masked_scatter_p
 

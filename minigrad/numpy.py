@@ -15,8 +15,7 @@ import numpy as np
 from minigrad.core import Tracer, get_aval
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
-from minigrad.ops.gather import index_select
-from minigrad.ops.index_add import index_add
+from minigrad.ops.index_add import index_add, index_select
 from minigrad.ops.index_copy import index_copy
 from minigrad.ops.index_fill import index_fill
 from minigrad.ops.masked_fill import masked_fill
@@ -198,7 +197,7 @@ def sum(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = 
 def max(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Any:
     x = asarray(x)
     axes = _axes(axis, get_aval(x).ndim, "max")
-    return _keep(st.reduce_max(x, axes), axes, keepdims)
+    return _keep(ew.reduce_max(x, axes), axes, keepdims)
 
 
 def mean(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Any:

@@ -18,8 +18,12 @@ from op_checks import (
 import minigrad as mg
 from minigrad import testing
 from minigrad.core import ShapedArray, UndefPrimal
-from minigrad.ops.gather import masked_gather, masked_gather_p
-from minigrad.ops.masked_scatter import masked_scatter, masked_scatter_p
+from minigrad.ops.masked_scatter import (
+    masked_gather,
+    masked_gather_p,
+    masked_scatter,
+    masked_scatter_p,
+)
 from minigrad.testing.samples import loop_masked_gather, loop_masked_scatter  # the reference loops
 
 mnp = mg.numpy

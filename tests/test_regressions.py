@@ -36,7 +36,7 @@ def test_jacobians_of_zero_size_inputs(shape: tuple) -> None:
 
 def test_batched_index_checked_as_a_whole() -> None:
     # Bug (fuzzer, vmap(jacfwd(vmap(f))) with the index batched twice): a fast path for small
-    # indices in ops/gather.py check_index_values took min() over index.tolist(), which for the
+    # indices in ops/indexing.py check_index_values took min() over index.tolist(), which for the
     # 2-D index a batching rule checks is a list of lists: "TypeError: '>=' not supported
     # between instances of 'list' and 'int'". Fixed by ravelling before tolist().
     x = np.arange(12.0).reshape(3, 4)
@@ -121,7 +121,7 @@ def test_transform_results_do_not_alias_arguments() -> None:
 def test_non_array_x_is_rejected_by_the_ops() -> None:
     # Bug: masked_fill(None, mask, v) returned an object array (a wrong answer), and
     # index_add("abc", ...) blamed the source ("source must have x's dtype <U3"). Fixed in
-    # ops/gather.py as_array, which now names the op and the argument for anything that is not
+    # ops/indexing.py as_array, which now names the op and the argument for anything that is not
     # an array of numbers or bools; the five ops pass their names.
     mask = np.zeros(3, bool)
     with pytest.raises(TypeError, match="masked_fill: x must be an array of numbers"):

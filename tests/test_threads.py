@@ -23,7 +23,7 @@ import minigrad as mg
 import minigrad.numpy as mnp
 from minigrad import core
 from minigrad.jaxpr import JaxprTrace
-from minigrad.testing import samples
+from minigrad.testing import samples, samples_for
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((4, 3))
@@ -387,7 +387,7 @@ def test_checkers_in_threads(tiny_switch_interval: None) -> None:
     def verdicts() -> list[tuple[str, str, str, bool, float]]:
         out = []
         for name in names:
-            rs = check_primitive(prims[name], samples.samples_for(name)[:2],
+            rs = check_primitive(prims[name], samples_for(name)[:2],
                                  raise_on_failure=False)
             out += [(name, r.sample, r.check, r.passed, r.worst) for r in rs]
         return out

@@ -8,17 +8,23 @@ broadcast. Rules come in families: a unary op is a line of impl and a line of de
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, float0, get_aval
-from minigrad.ops.structural import bdim_to_front, full, moveaxis, vectorized_batch, zeros
-
-
-def instantiate(t: Any) -> Any:
-    """A dense value for a tangent or cotangent that may be a symbolic Zero."""
-    return zeros(t.aval) if isinstance(t, Zero) else t
+from minigrad.ops.structural import (
+    bdim_to_front,
+    broadcast_in_dim,
+    full,
+    instantiate,
+    moveaxis,
+    reduce_sum,
+    reduction_abstract_eval,
+    reduction_batch,
+    vectorized_batch,
+    zeros,
+)
 
 
 def add_tangents(a: Any, b: Any) -> Any:
@@ -400,3 +406,37 @@ def _dot_batch(axis_size: int, vals: tuple, dims: tuple, *, subscripts: str) -> 
     if dy is not None:
         y, b = moveaxis(y, dy, 0), letter + b
     return dot(x, y, f"{a},{b}->{letter}{out}"), 0
+
+
+# --------------------------------------------------------------------------- reduce_max
+# A reduction, defined here rather than beside reduce_sum: its JVP compares and divides.
+
+reduce_max_p = Primitive("reduce_max")
+
+
+def reduce_max(x: Any, axes: Sequence[int]) -> Any:
+    axes = tuple(sorted(int(a) for a in axes))
+    return reduce_max_p.bind(x, axes=axes) if axes else x
+
+
+def _reduce_max_impl(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
+    if any(x.shape[a] == 0 for a in axes):
+        raise ValueError(f"reduce_max: cannot reduce an axis of size 0; got shape {x.shape} "
+                         f"and axes {axes}")
+    return np.max(x, axis=axes)
+
+
+reduce_max_p.def_impl(_reduce_max_impl)
+reduce_max_p.def_abstract_eval(partial(reduction_abstract_eval, "reduce_max"))
+reduce_max_p.def_batch(partial(reduction_batch, reduce_max_p))
+
+
+@reduce_max_p.def_jvp
+def _reduce_max_jvp(primals: tuple, tangents: tuple, *, axes: tuple[int, ...]) -> tuple:
+    # y_dot = sum(x_dot * [x == y]) / count(x == y): ties share the derivative equally
+    (x,), (t,) = primals, tangents
+    y = reduce_max(x, axes)
+    aval = get_aval(x)
+    kept = [i for i in range(aval.ndim) if i not in axes]
+    at_max = convert_element_type(eq(x, broadcast_in_dim(y, aval.shape, kept)), aval.dtype)
+    return y, div(reduce_sum(mul(t, at_max), axes), reduce_sum(at_max, axes))

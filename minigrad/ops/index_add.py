@@ -3,6 +3,9 @@
 Duplicate entries of ``index`` accumulate. The op is linear in ``(x, source)`` jointly for a fixed
 ``index``, so the JVP is the op on the tangents and the transpose splits the cotangent:
 ``ct_x = ct`` and ``ct_source = alpha * index_select(ct, dim, index)``.
+
+``index_select``, the gather that is index_add's transpose (and whose transpose is index_add),
+is defined at the end of this file.
 """
 
 from __future__ import annotations
@@ -11,20 +14,19 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero
-from minigrad.ops.elementwise import full_like, instantiate, mul
-from minigrad.ops.gather import (
+from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
+from minigrad.ops.elementwise import full_like, mul
+from minigrad.ops.indexing import (
     check_index,
     check_index_values,
     fold_index,
     fold_operand,
-    index_select,
     index_source_operands,
     logical_shape,
     static_scalar,
     unfold,
 )
-from minigrad.ops.structural import bdim_to_front, reshape
+from minigrad.ops.structural import bdim_to_front, instantiate, moveaxis, reshape, zeros
 
 index_add_p = Primitive("index_add")
 
@@ -128,3 +130,62 @@ def _index_add_batch(axis_size: int, vals: tuple, dims: tuple, *, dim: int, alph
                            fold_index(index, idd, n, axis_size),
                            fold_operand(source, sd, dim, axis_size), dim=dim, alpha=alpha)
     return unfold(out, dim, axis_size, n), dim
+
+
+# --------------------------------------------------------------------------- index_select
+# The gather whose transpose is index_add, and the transpose of index_add in its source: the
+# two rules name each other, so the pair lives in one file.
+
+index_select_p = Primitive("index_select")
+
+
+def index_select(x: Any, dim: int, index: Any) -> Any:
+    """The slices of ``x`` along ``dim`` at the entries of the 1-D integer ``index``."""
+    return index_select_p.bind(x, index, dim=dim)
+
+
+@index_select_p.def_impl
+def _index_select_impl(x: np.ndarray, index: np.ndarray, *, dim: int) -> np.ndarray:
+    check_index_values(index, x.shape[dim], "index_select", dim)
+    return np.take(x, index, axis=dim)
+
+
+@index_select_p.def_abstract_eval
+def _index_select_abstract_eval(x: ShapedArray, index: ShapedArray, *, dim: int) -> ShapedArray:
+    if not 0 <= dim < x.ndim:
+        raise ValueError(f"index_select: dim must be in [0, {x.ndim}); got {dim}")
+    if index.ndim != 1 or index.dtype.kind not in "iu":
+        raise TypeError(f"index_select: index must be a 1-D integer array; got "
+                        f"{index.str_short()}")
+    shape = list(x.shape)
+    shape[dim] = index.shape[0]
+    return ShapedArray(tuple(shape), x.dtype)
+
+
+@index_select_p.def_jvp
+def _index_select_jvp(primals: tuple, tangents: tuple, *, dim: int) -> tuple:
+    # out_dot = index_select(x_dot, dim, index)
+    (x, index), (t, _) = primals, tangents
+    return index_select(x, dim, index), index_select(t, dim, index)
+
+
+@index_select_p.def_transpose
+def _index_select_transpose(ct: Any, x: UndefPrimal, index: Any, *, dim: int) -> tuple:
+    # ct_x = index_add(0, dim, index, ct): duplicates accumulate
+    return index_add_p.bind(zeros(x.aval), index, ct, dim=dim, alpha=1), None
+
+
+@index_select_p.def_batch
+def _index_select_batch(axis_size: int, vals: tuple, dims: tuple, *, dim: int) -> tuple:
+    (x, index), (xd, idd) = vals, dims
+    if idd is None:  # one index for every example: index the axis after the batch axis
+        return index_select(moveaxis(x, xd, 0), dim + 1, index), 0
+    n = get_aval(x).shape[dim + (1 if xd is not None and xd <= dim else 0)]
+    index = check_index(index, n, "index_select", dim)
+    k = get_aval(index).shape[1 - idd]
+    if xd is None:  # x shared: select every example's entries at once, then split them
+        out = index_select(x, dim, reshape(moveaxis(index, idd, 0), (axis_size * k,)))
+    else:
+        out = index_select(fold_operand(x, xd, dim, axis_size), dim,
+                           fold_index(index, idd, n, axis_size))
+    return unfold(out, dim, axis_size, k), dim

@@ -16,18 +16,26 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, float0, get_aval
-from minigrad.ops.elementwise import instantiate, select
-from minigrad.ops.gather import (
+from minigrad.ops.elementwise import select
+from minigrad.ops.index_add import index_select
+from minigrad.ops.index_fill import index_fill_p
+from minigrad.ops.indexing import (
     check_index,
     check_index_values,
     fold_index,
     fold_operand,
-    index_select,
     index_source_operands,
     logical_shape,
     unfold,
 )
-from minigrad.ops.structural import bdim_to_front, broadcast_in_dim, moveaxis, reshape, zeros
+from minigrad.ops.structural import (
+    bdim_to_front,
+    broadcast_in_dim,
+    instantiate,
+    moveaxis,
+    reshape,
+    zeros,
+)
 
 index_copy_p = Primitive("index_copy")
 
@@ -97,8 +105,6 @@ def _index_copy_jvp(primals: tuple, tangents: tuple, *, dim: int) -> tuple:
     (x, index, source), (tx, _, ts) = primals, tangents
     out = index_copy_p.bind(x, index, source, dim=dim)
     if isinstance(ts, Zero):  # copying zeros in: the same as filling with 0, with no source
-        from minigrad.ops.index_fill import index_fill_p
-
         return out, index_fill_p.bind(tx, index, np.zeros((), get_aval(tx).dtype), dim=dim)
     return out, index_copy_p.bind(instantiate(tx), index, ts, dim=dim)
 
@@ -106,8 +112,6 @@ def _index_copy_jvp(primals: tuple, tangents: tuple, *, dim: int) -> tuple:
 @index_copy_p.def_transpose
 def _index_copy_transpose(ct: Any, x: Any, index: Any, source: Any, *, dim: int) -> tuple:
     # ct_x = index_fill(ct, dim, index, 0); ct_source = index_select(ct, dim, index) at winners
-    from minigrad.ops.index_fill import index_fill_p
-
     if isinstance(index, UndefPrimal):
         raise TypeError("index_copy: index is not a linear operand")
     ct_x = ct_source = None

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
-from minigrad.ops.elementwise import instantiate, select
-from minigrad.ops.gather import (
+from minigrad.ops.elementwise import select
+from minigrad.ops.indexing import (
     as_array,
     canonical_dim,
     canonical_index,
@@ -29,10 +29,12 @@ from minigrad.ops.gather import (
     unfold,
     value_operand,
 )
+from minigrad.ops.masked_fill import masked_fill_p
 from minigrad.ops.structural import (
     bdim_to_front,
     broadcast_in_dim,
     full,
+    instantiate,
     reduce_sum,
     reshape,
     zeros,
@@ -143,8 +145,6 @@ def _fill_batched(axis_size: int, x: Any, xd: int | None, index: Any, idd: int |
         return unfold(out, dim, axis_size, n), dim
     # Elsewhere folding x would transpose it (a copy, and another to unfold): fold a small
     # (B, n) bool mask instead, and fill x where it is True, broadcast over x's other axes.
-    from minigrad.ops.masked_fill import masked_fill_p  # here: each op's module owns its _p
-
     x = bdim_to_front(x, xd, axis_size)
     shape = get_aval(x).shape
     if isinstance(folded, np.ndarray):  # concrete: build the mask now, as fold_index did

@@ -14,9 +14,16 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
-from minigrad.ops.elementwise import instantiate, select
-from minigrad.ops.gather import as_array, check_mask, value_operand
-from minigrad.ops.structural import bdim_to_front, broadcast_in_dim, broadcast_to, reduce_sum, zeros
+from minigrad.ops.elementwise import select
+from minigrad.ops.indexing import as_array, check_mask, value_operand
+from minigrad.ops.structural import (
+    bdim_to_front,
+    broadcast_in_dim,
+    broadcast_to,
+    instantiate,
+    reduce_sum,
+    zeros,
+)
 
 masked_fill_p = Primitive("masked_fill")
 

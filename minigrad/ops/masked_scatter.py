@@ -27,18 +27,17 @@ from minigrad.core import (
     eval_trace,
     get_aval,
 )
-from minigrad.ops.elementwise import instantiate, select
-from minigrad.ops.gather import (
-    as_array,
-    check_mask,
-    check_same_dtype,
-    first_overfull,
-    mask_counts,
-    masked_gather_p,
-    packed_slots,
-)
+from minigrad.ops.elementwise import select
+from minigrad.ops.indexing import as_array, check_mask, check_same_dtype
 from minigrad.ops.masked_fill import fill_zero
-from minigrad.ops.structural import bdim_to_front, broadcast_in_dim, broadcast_to, reshape, zeros
+from minigrad.ops.structural import (
+    bdim_to_front,
+    broadcast_in_dim,
+    broadcast_to,
+    instantiate,
+    reshape,
+    zeros,
+)
 
 masked_scatter_p = Primitive("masked_scatter")
 
@@ -148,3 +147,125 @@ def _masked_scatter_batch(axis_size: int, vals: tuple, dims: tuple, *, batch_dim
     x, mask, source = (bdim_to_front(v, d, axis_size)
                        for v, d in zip(vals, dims, strict=True))
     return masked_scatter_p.bind(x, mask, source, batch_dims=batch_dims + 1), 0
+
+
+# --------------------------------------------------------------------------- masked_gather
+# The packing support primitive of masked_scatter: the elements of ``y`` at the true entries of
+# ``mask``, in row-major order, in a 1-D array of static length ``n`` padded with zeros. It is
+# the transpose of masked_scatter in its source operand, and masked_scatter(0, mask, ct) is its
+# transpose. ``batch_dims`` leading axes of every operand pair up example by example (JAX's
+# operand batching dims): each example packs its own row, which is what the batching rules bind.
+
+masked_gather_p = Primitive("masked_gather")
+
+
+def masked_gather(y: Any, mask: Any, n: int) -> Any:
+    """The elements of ``y`` where the bool ``mask`` (of ``y``'s shape) is true, in row-major
+    order, packed into a 1-D array of length ``n`` and padded with zeros.
+
+    >>> import numpy as np
+    >>> from minigrad.ops.masked_scatter import masked_gather
+    >>> masked_gather(np.array([1., 2., 3.]), np.array([True, False, True]), 4)
+    array([1., 3., 0., 0.])
+    """
+    y, mask = as_array(y, "masked_gather", "y"), as_array(mask, "masked_gather", "mask")
+    if get_aval(mask).dtype != np.bool_:
+        raise TypeError(f"masked_gather: mask must be a bool array; got dtype "
+                        f"{get_aval(mask).dtype}")
+    if get_aval(mask).shape != get_aval(y).shape:
+        raise ValueError(f"masked_gather: mask must have y's shape {get_aval(y).shape}; got "
+                         f"{get_aval(mask).shape}")
+    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)) or n < 0:
+        raise TypeError(f"masked_gather: n must be a non-negative int; got {n!r}")
+    if isinstance(mask, np.ndarray) and int(np.count_nonzero(mask)) > n:
+        raise ValueError(f"masked_gather: n must be at least {np.count_nonzero(mask)} (the "
+                         f"number of true entries of mask); got {n}")
+    return masked_gather_p.bind(y, mask, n=int(n), batch_dims=0)
+
+
+@masked_gather_p.def_impl
+def _masked_gather_impl(y: np.ndarray, mask: np.ndarray, *, n: int, batch_dims: int
+                        ) -> np.ndarray:
+    if batch_dims == 0:  # one example: its true entries, in row-major order, fill out[:count]
+        count = np.count_nonzero(mask)
+        if count > n:
+            raise ValueError(f"masked_gather: n must be at least {count} (the number of true "
+                             f"entries of mask); got {n}")
+        out = np.zeros(n, y.dtype)
+        out[:count] = np.asarray(y)[mask]
+        return out
+    counts = mask_counts(mask, batch_dims)
+    lead = mask.shape[:batch_dims]
+    over = first_overfull(counts, n, lead)
+    if over is not None:
+        raise ValueError(f"masked_gather: n must be at least {over[0]} (the number of true "
+                         f"entries of mask{over[1]}); got {n}")
+    out = np.zeros((counts.shape[0], n), y.dtype)
+    # Both boolean indexings run in row-major order, example by example: y's true entries land
+    # in the first counts[e] slots of row e.
+    out[packed_slots(counts, n)] = np.asarray(y)[mask]
+    return out.reshape((*lead, n))
+
+
+@masked_gather_p.def_abstract_eval
+def _masked_gather_abstract_eval(y: ShapedArray, mask: ShapedArray, *, n: int, batch_dims: int
+                                 ) -> ShapedArray:
+    if mask.dtype != np.bool_ or mask.shape != y.shape or not 0 <= batch_dims <= y.ndim:
+        raise TypeError(f"masked_gather: operands {y.str_short()}, {mask.str_short()} do not "
+                        f"fit batch_dims={batch_dims} (mask must be bool of y's shape)")
+    return ShapedArray((*y.shape[:batch_dims], n), y.dtype)
+
+
+@masked_gather_p.def_jvp
+def _masked_gather_jvp(primals: tuple, tangents: tuple, *, n: int, batch_dims: int) -> tuple:
+    # out_dot = masked_gather(y_dot, mask, n)
+    (y, mask), (y_dot, _) = primals, tangents
+    return (masked_gather_p.bind(y, mask, n=n, batch_dims=batch_dims),
+            masked_gather_p.bind(y_dot, mask, n=n, batch_dims=batch_dims))
+
+
+@masked_gather_p.def_transpose
+def _masked_gather_transpose(ct: Any, y: Any, mask: Any, *, n: int, batch_dims: int) -> tuple:
+    # ct_y = masked_scatter(0, mask, ct)
+    if isinstance(mask, UndefPrimal):
+        raise TypeError("masked_gather: mask is not a linear operand")
+    ct_y = masked_scatter_p.bind(zeros(y.aval), mask, ct, batch_dims=batch_dims)
+    return ct_y, None
+
+
+@masked_gather_p.def_batch
+def _masked_gather_batch(axis_size: int, vals: tuple, dims: tuple, *, n: int, batch_dims: int
+                         ) -> tuple:
+    # Every example packs its own row, so the batch becomes one more leading batch axis. A shared
+    # mask is broadcast (a view: nothing is replicated).
+    (y, mask), (yd, md) = vals, dims
+    y, mask = bdim_to_front(y, yd, axis_size), bdim_to_front(mask, md, axis_size)
+    return masked_gather_p.bind(y, mask, n=n, batch_dims=batch_dims + 1), 0
+
+
+# --------------------------------------------------------------------------- mask slots
+
+
+def mask_counts(mask: np.ndarray, batch_dims: int) -> np.ndarray:
+    """The number of true entries of each example of ``mask`` (its first ``batch_dims`` axes
+    index the examples), as a 1-D array in row-major order of the examples."""
+    rows = math.prod(mask.shape[:batch_dims])
+    return mask.reshape(rows, math.prod(mask.shape[batch_dims:])).sum(axis=1)
+
+
+def packed_slots(counts: np.ndarray, n: int) -> np.ndarray:
+    """A bool (examples, n) matrix, True at the first ``counts[e]`` slots of row ``e``: the
+    slots that example ``e``'s true mask entries fill, in order."""
+    return np.arange(n) < counts[:, None]
+
+
+def first_overfull(counts: np.ndarray, n: int, lead: tuple[int, ...]
+                   ) -> tuple[int, str] | None:
+    """(count, where) for the first example with more than ``n`` true entries, else None;
+    ``where`` names the example when there are batch axes (shape ``lead``)."""
+    if not counts.size or counts.max() <= n:  # the common case, in one reduction
+        return None
+    over = np.flatnonzero(counts > n)
+    row = int(over[0])
+    where = f" of example {tuple(int(i) for i in np.unravel_index(row, lead))}" if lead else ""
+    return int(counts[row]), where

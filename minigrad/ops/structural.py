@@ -315,8 +315,6 @@ def _concatenate_abstract_eval(*xs: ShapedArray, dimension: int) -> ShapedArray:
 
 @concatenate_p.def_jvp
 def _concatenate_jvp(primals: tuple, tangents: tuple, *, dimension: int) -> tuple:
-    from minigrad.ops.elementwise import instantiate
-
     tangents = tuple(instantiate(t) for t in tangents)
     return concatenate(primals, dimension), concatenate(tangents, dimension)
 
@@ -456,7 +454,6 @@ def _pad_batch(axis_size: int, vals: tuple, dims: tuple, *, padding_config: tupl
 # --------------------------------------------------------------------------- reductions
 
 reduce_sum_p = Primitive("reduce_sum")
-reduce_max_p = Primitive("reduce_max")
 
 
 def reduce_sum(x: Any, axes: Sequence[int]) -> Any:
@@ -464,17 +461,12 @@ def reduce_sum(x: Any, axes: Sequence[int]) -> Any:
     return reduce_sum_p.bind(x, axes=axes) if axes else x
 
 
-def reduce_max(x: Any, axes: Sequence[int]) -> Any:
-    axes = tuple(sorted(int(a) for a in axes))
-    return reduce_max_p.bind(x, axes=axes) if axes else x
-
-
-def _reduce_abstract_eval(name: str, x: ShapedArray, *, axes: Shape) -> ShapedArray:
+def reduction_abstract_eval(name: str, x: ShapedArray, *, axes: Shape) -> ShapedArray:
     _check_dims(name, "axes", axes, x.ndim)
     return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype)
 
 
-def _reduce_batch(prim: Primitive, axis_size: int, vals: tuple, dims: tuple, *, axes: Shape
+def reduction_batch(prim: Primitive, axis_size: int, vals: tuple, dims: tuple, *, axes: Shape
                   ) -> tuple:
     (x,), (d,) = vals, dims
     return prim.bind(moveaxis(x, d, 0), axes=tuple(a + 1 for a in axes)), 0
@@ -482,9 +474,9 @@ def _reduce_batch(prim: Primitive, axis_size: int, vals: tuple, dims: tuple, *, 
 
 # (np.add.reduce is what np.sum calls, dtypes included, without ~1.3 us of dispatch)
 reduce_sum_p.def_impl(lambda x, *, axes: np.add.reduce(x, axis=axes))
-reduce_sum_p.def_abstract_eval(partial(_reduce_abstract_eval, "reduce_sum"))
+reduce_sum_p.def_abstract_eval(partial(reduction_abstract_eval, "reduce_sum"))
 reduce_sum_p.def_jvp(partial(linear_jvp, reduce_sum_p))
-reduce_sum_p.def_batch(partial(_reduce_batch, reduce_sum_p))
+reduce_sum_p.def_batch(partial(reduction_batch, reduce_sum_p))
 
 
 @reduce_sum_p.def_transpose
@@ -492,31 +484,6 @@ def _reduce_sum_transpose(ct: Any, x: UndefPrimal, *, axes: Shape) -> tuple:
     # ct_x = ct broadcast back along the summed axes
     kept = [i for i in range(x.aval.ndim) if i not in axes]
     return (broadcast_in_dim(ct, x.aval.shape, kept),)
-
-
-def _reduce_max_impl(x: np.ndarray, *, axes: Shape) -> np.ndarray:
-    if any(x.shape[a] == 0 for a in axes):
-        raise ValueError(f"reduce_max: cannot reduce an axis of size 0; got shape {x.shape} "
-                         f"and axes {axes}")
-    return np.max(x, axis=axes)
-
-
-reduce_max_p.def_impl(_reduce_max_impl)
-reduce_max_p.def_abstract_eval(partial(_reduce_abstract_eval, "reduce_max"))
-reduce_max_p.def_batch(partial(_reduce_batch, reduce_max_p))
-
-
-@reduce_max_p.def_jvp
-def _reduce_max_jvp(primals: tuple, tangents: tuple, *, axes: Shape) -> tuple:
-    # y_dot = sum(x_dot * [x == y]) / count(x == y): ties share the derivative equally
-    from minigrad.ops.elementwise import convert_element_type, div, eq, mul
-
-    (x,), (t,) = primals, tangents
-    y = reduce_max(x, axes)
-    aval = get_aval(x)
-    kept = [i for i in range(aval.ndim) if i not in axes]
-    at_max = convert_element_type(eq(x, broadcast_in_dim(y, aval.shape, kept)), aval.dtype)
-    return y, div(reduce_sum(mul(t, at_max), axes), reduce_sum(at_max, axes))
 
 
 # --------------------------------------------------------------------------- cumsum
@@ -573,6 +540,11 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any) -> Any:
 
 def zeros(aval: ShapedArray) -> Any:
     return full(aval.shape, 0, aval.dtype)
+
+
+def instantiate(t: Any) -> Any:
+    """A dense value for a tangent or cotangent that may be a symbolic Zero."""
+    return zeros(t.aval) if isinstance(t, Zero) else t
 
 
 def arange(start: int, stop: int, step: int, dtype: Any) -> Any:

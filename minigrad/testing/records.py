@@ -20,12 +20,12 @@ import numpy as np
 from minigrad.core import Primitive
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
-from minigrad.ops.gather import check_index_p, index_select_p, masked_gather_p
-from minigrad.ops.index_add import index_add_p
+from minigrad.ops.index_add import index_add_p, index_select_p
 from minigrad.ops.index_copy import index_copy_p, last_occurrence_p
 from minigrad.ops.index_fill import index_fill_p
+from minigrad.ops.indexing import check_index_p
 from minigrad.ops.masked_fill import masked_fill_p
-from minigrad.ops.masked_scatter import masked_scatter_p
+from minigrad.ops.masked_scatter import masked_gather_p, masked_scatter_p
 from minigrad.testing.samples import (
     BOTH,
     F32,
@@ -430,9 +430,9 @@ RECORDS: list[OpRecord] = [
            dtypes=(F64,)),
     shaped(st.reduce_sum_p, "vector", (5,), ref_reduce_sum, {"axes": (0,)}, integral,
            dtypes=(F64,)),
-    OpRecord(st.reduce_max_p, "middle", lambda rng, dt: (distinct(rng, (2, 3, 4), dt),),
+    OpRecord(ew.reduce_max_p, "middle", lambda rng, dt: (distinct(rng, (2, 3, 4), dt),),
              ref_reduce_max, {"axes": (1,)}, diff=(0,), dtypes=BOTH),
-    OpRecord(st.reduce_max_p, "all", lambda rng, dt: (distinct(rng, (3, 4), dt),),
+    OpRecord(ew.reduce_max_p, "all", lambda rng, dt: (distinct(rng, (3, 4), dt),),
              ref_reduce_max, {"axes": (0, 1)}, diff=(0,)),
     shaped(st.cumsum_p, "forward", (3, 4), ref_cumsum, {"axis": 1, "reverse": False},
            integral),

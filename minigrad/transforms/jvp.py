@@ -31,8 +31,7 @@ from minigrad.core import (
     set_current_trace,
     tangent_dtype,
 )
-from minigrad.ops.elementwise import instantiate
-from minigrad.ops.structural import moveaxis, reshape, slice_array
+from minigrad.ops.structural import instantiate, moveaxis, reshape, slice_array
 from minigrad.transforms.vmap import vmap
 from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 

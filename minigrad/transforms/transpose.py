@@ -20,7 +20,8 @@ from minigrad.api_util import (
 )
 from minigrad.core import ShapedArray, UndefPrimal, Zero, float0, get_aval, tangent_dtype
 from minigrad.jaxpr import Jaxpr, Literal, Var, dce_closed, make_jaxpr_named
-from minigrad.ops.elementwise import add_tangents, instantiate
+from minigrad.ops.elementwise import add_tangents
+from minigrad.ops.structural import instantiate
 from minigrad.transforms.jvp import primal_part
 from minigrad.transforms.linearize import linearize_flat
 from minigrad.tree import leaf_paths, tree_flatten, tree_map, tree_unflatten
