@@ -145,15 +145,7 @@ class Primitive:
     def bind(self, *args: Any, **params: Any) -> Any:
         """Apply this primitive under the current trace."""
         trace = _get_current()
-        if trace is eval_trace:
-            # The hot path of every eager call: no transform is active.
-            for a in args:
-                if isinstance(a, Tracer):
-                    raise escaped_tracer_error(a, self)
-            out = self.impl(*args, **params)  # type: ignore[misc]
-            # NumPy reductions return scalars (np.float64); minigrad always returns arrays.
-            return out if type(out) is np.ndarray else np.asarray(out)
-        if not trace.valid:
+        if not trace.valid:  # a stale copied context: see current_trace
             trace = current_trace()
         return trace.process_primitive(self, args, params)
 
@@ -251,13 +243,15 @@ class Trace:
 
 
 class EvalTrace(Trace):
-    """The bottom of every chain: run ``impl`` on NumPy arrays (``bind`` does it)."""
+    """The bottom of every chain: run ``impl`` on NumPy arrays."""
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
-        # Reached when the traces above had nothing to do: with this trace current, bind runs
-        # the impl on the spot.
-        with set_current_trace(self):
-            return prim.bind(*args, **params)
+        for a in args:
+            if isinstance(a, Tracer):  # every trace above has let it pass: it escaped
+                raise escaped_tracer_error(a, prim)
+        out = prim.impl(*args, **params)  # type: ignore[misc]
+        # NumPy reductions return scalars (np.float64); minigrad always returns arrays.
+        return out if type(out) is np.ndarray else np.asarray(out)
 
 
 eval_trace = EvalTrace(None)
