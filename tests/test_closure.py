@@ -1,4 +1,4 @@
-"""The closure meta-test (style rule 6, design section 2): every primitive defined in
+"""The closure meta-test (docs/design.md, sections 6 and 9): every primitive defined in
 ``minigrad.ops`` has a full rule set, and so does every primitive that any rule binds.
 
 Rules are written with ``bind``, so a rule is only as transformable as the primitives it binds.
