@@ -5,7 +5,7 @@
 primitive on a 0-d array beside NumPy's own call, of each of the five ops' user functions on the
 eager section's small input, and the median time of the workload's ``vmap(grad(f))`` at B=1.
 ``benchmarks/run.py --baseline REV`` runs it on REV and on this checkout in alternating processes
-(section 6 of docs/benchmarks.md).
+(section 6 of benchmarks/run.py: "Against an earlier revision" in docs/benchmarks.md).
 
 ``python benchmarks/bind_cost.py DIR --loop WHAT N`` only runs N eager binds (``bind``), N NumPy
 calls (``numpy``) or N workload calls (``vmap_grad``): what ``valgrind --tool=callgrind`` counts

@@ -1,8 +1,9 @@
 """Op records: the sample inputs of every base primitive, shared by the rule tests
 (``test_primitives.py``) and the closure meta-test (``test_closure.py``).
 
-The table itself lives in the package (``minigrad/records.py``), where ``python -m minigrad
-check`` reads it too; the draws and the ``OpRecord`` class are in ``minigrad/samples.py``.
+The table itself lives in the package (``minigrad/testing/records.py``), where ``python -m
+minigrad check`` reads it too; the draws and the ``OpRecord`` class are in
+``minigrad/testing/samples.py``.
 ``CASES`` expands every record into one ``minigrad.testing.Sample`` per dtype. Adding an op
 means adding a record there, not writing a test.
 """

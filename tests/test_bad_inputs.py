@@ -2,8 +2,8 @@
 pytrees and the command line, in one table.
 
 Each row is a call and what it must raise: the exception type (TypeError for wrong kinds and
-dtypes, ValueError for shapes, dims and axes, IndexError for indices, design.md section 6) and
-the words its message must contain: the op or transform, and the argument at fault. The error
+dtypes, ValueError for shapes, dims and axes, IndexError for indices: docs/design.md, section 5)
+and the words its message must contain: the op or transform, and the argument at fault. The error
 must be raised by minigrad itself, never from inside NumPy (no NumPy-internal traceback), and
 nothing in the table may return an answer. Command-line rows run ``python -m minigrad`` in
 process: exit status 2 and one line on stderr naming the command and the argument.

@@ -1,4 +1,4 @@
-"""The closure meta-test (style rule 6, design section 2): every primitive defined in
+"""The closure meta-test (docs/design.md, sections 6 and 9): every primitive defined in
 ``minigrad.ops`` has a full rule set, and so does every primitive that any rule binds.
 
 Rules are written with ``bind``, so a rule is only as transformable as the primitives it binds.
@@ -262,3 +262,17 @@ def test_closure_is_transitive() -> None:
 
 def get_aval_kind(atom: Any) -> str:
     return atom.aval.dtype.kind if atom.aval.dtype != float0 else "float0"
+
+
+@pytest.mark.parametrize("case", WITH_OPERANDS, ids=case_id)
+def test_rule_parameters_are_hashable(case: Case) -> None:
+    """docs/design.md, section 7.1: the parameters of every equation the rules bind are
+    hashable (tuples, not lists), so equal binds make equal equations."""
+    unhashable = []
+    for jaxpr in case_traces(case.id).jaxprs():
+        for eqn in jaxpr.eqns:
+            try:
+                hash(tuple(eqn.params.items()))
+            except TypeError:
+                unhashable.append(f"{eqn.primitive.name} {eqn.params}")
+    assert unhashable == []

@@ -46,7 +46,7 @@ def check(page: Path, blocks: list) -> None:
 def test_the_docs_exist() -> None:
     names = {page_id(p) for p in PAGES}
     for required in ("docs/index.md", "docs/tutorial.md", "docs/architecture.md",
-                     "docs/design-approaches.md", "docs/ops/index_add.md",
+                     "docs/design.md", "docs/design-approaches.md", "docs/ops/index_add.md",
                      "docs/ops/index_copy.md", "docs/ops/index_fill.md",
                      "docs/ops/masked_fill.md", "docs/ops/masked_scatter.md"):
         assert required in names

@@ -161,8 +161,8 @@ def test_grad_of_a_tuple_output() -> None:
 
 
 def test_cotangent_of_the_wrong_dtype_is_a_type_error() -> None:
-    # Bug: a cotangent of the wrong dtype raised ValueError (design section 6: dtypes are
-    # TypeErrors), and a non-array cotangent was called "output". Fixed in
+    # Bug: a cotangent of the wrong dtype raised ValueError (dtypes are TypeErrors:
+    # docs/design.md, section 5), and a non-array cotangent was called "output". Fixed in
     # transforms/transpose.py _check_ct and the as_operand labels.
     _, f_vjp = mg.vjp(lambda a: a * 2.0, np.ones(2))
     with pytest.raises(TypeError, match="cotangent of output must be f64"):
