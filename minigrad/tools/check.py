@@ -76,7 +76,7 @@ def run(names: Sequence[str] = (), *, seed: int = 0, examples: int = 1,
             progress.step(i, f"{name} ({len(samples)} samples)")
         if not samples:
             results.append(CheckResult(name, "-", "samples", False, math.nan, 0,
-                                       "no samples: add a record to minigrad/records.py"))
+                                       "no samples: add a record to minigrad/testing/records.py"))
         for k in range(examples):
             results += check_primitive(prims[name], samples, seed=seed + k,
                                        raise_on_failure=False)
