@@ -254,6 +254,14 @@ def test_unboxing_by_type_confuses_the_perturbations():
     assert JVPTrace.owns is Trace.owns and derivative(f_add)(X) == 1.0  # restored
 
 
+def test_unboxing_by_type_breaks_grad_of_a_nested_jvp_loudly():
+    # Under grad, x's tangent is a variable of the linear jaxpr; the inner jvp takes it for its
+    # own, so its "derivative" is linear in x's tangent, and x times it is not linear: the
+    # backward pass meets a mul of two linear values.
+    with owns_by_type(), pytest.raises(TypeError, match="both are linear"):
+        mg.grad(f_mul)(X)
+
+
 def test_owns_by_type_restores_the_real_check_after_an_error():
     with pytest.raises(RuntimeError), owns_by_type():
         raise RuntimeError("inside the block")
