@@ -17,6 +17,10 @@ Words after ``python`` on the opening fence change how the block runs:
   to its output, so the error message is what the output block shows.
 * ``norun``: shown, never run (a sketch, or a command for another environment).
 
+A page that writes a file of its own (a picture) should write it only when
+``MINIGRAD_DOCS_UPDATE`` is ``1``, which ``--update`` sets: a plain run, and the test suite,
+leave the checkout as it is.
+
 A block whose text starts with ``>>>`` is a doctest instead, run in the page's namespace.
 Pages whose output blocks follow another convention can be listed in ``NO_COMPARE`` below:
 their blocks run, their outputs are not compared.
@@ -339,6 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--update", action="store_true",
                         help="rewrite the output blocks from a fresh run")
     args = parser.parse_args(argv)
+    if args.update:
+        os.environ["MINIGRAD_DOCS_UPDATE"] = "1"  # pages may rewrite their own files
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))  # minigrad from this checkout
     pages = [p.resolve() for p in args.pages] or find_pages()
