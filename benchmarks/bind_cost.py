@@ -7,9 +7,11 @@ eager section's small input, and the median time of the workload's ``vmap(grad(f
 ``benchmarks/run.py --baseline REV`` runs it on REV and on this checkout in alternating processes
 (section 6 of benchmarks/run.py: "Against an earlier revision" in docs/benchmarks.md).
 
-``python benchmarks/bind_cost.py DIR --loop WHAT N`` only runs N eager binds (``bind``), N NumPy
-calls (``numpy``) or N workload calls (``vmap_grad``): what ``valgrind --tool=callgrind`` counts
-the instructions of, two values of N apart, for a figure the machine's load cannot move.
+``python benchmarks/bind_cost.py DIR --loop WHAT N [B]`` only runs N eager binds (``bind``), N
+NumPy calls (``numpy``), N calls of one of the five ops on the eager input (``index_add`` ...)
+or N workload calls at batch size B (``vmap_grad``, B=1 by default): what ``valgrind
+--tool=callgrind`` counts the instructions of, two values of N apart, for a figure the
+machine's load cannot move.
 """
 
 from __future__ import annotations
@@ -56,17 +58,11 @@ def main() -> None:
     from minigrad.ops.elementwise import neg_p
 
     assert Path(mg.__file__).resolve().is_relative_to(root), mg.__file__
-    args = wl.args_of(wl.make_inputs(1))
+    loop = sys.argv[sys.argv.index("--loop") + 1:] if "--loop" in sys.argv else None
+    batch = int(loop[2]) if loop and len(loop) > 2 else 1
+    args = wl.args_of(wl.make_inputs(batch))
     vg = wl.minigrad_vmap_grad()
     scalar = np.asarray(0.5)
-    if "--loop" in sys.argv:
-        what, n = sys.argv[sys.argv.index("--loop") + 1:][:2]
-        fn = {"bind": lambda: neg_p.bind(scalar), "numpy": lambda: np.negative(scalar),
-              "vmap_grad": lambda: vg(*args)}[what]
-        fn()
-        for _ in range(int(n)):
-            fn()
-        return
     rng = np.random.default_rng(0)
     x = rng.standard_normal((8, 4))
     index, cols = np.array([1, 5, 2]), np.array([0, 2])
@@ -82,6 +78,15 @@ def main() -> None:
         "masked_fill": lambda: mg.masked_fill(x, mask, 0.5),
         "masked_scatter": lambda: mg.masked_scatter(x, mask, msource),
     }
+    if loop:
+        what, n = loop[:2]
+        fns = {"bind": eager["bind neg (0-d)"], "numpy": eager["numpy negative (0-d)"],
+               "vmap_grad": lambda: vg(*args), **eager}
+        fn = fns[what]
+        fn()
+        for _ in range(int(n)):
+            fn()
+        return
     result = {k: min(v) for k, v in samples(eager, 21, 0.005).items()}
     result["vmap(grad) B=1"] = float(np.median(samples({"vg": lambda: vg(*args)}, 15,
                                                         0.05)["vg"]))
