@@ -231,3 +231,27 @@ def test_staged_index_checked_at_evaluation():
     assert "index_add[dim=0 alpha=1.0]" in str(jaxpr)
     with pytest.raises(IndexError, match="index_add"):
         jaxpr(np.zeros(3), np.array([7]))
+
+
+@given(st.integers(1, 5), st.integers(0, 2), st.integers(0, 12), st.integers(0, 10**6),
+       st.sampled_from([np.float64, np.float32]))
+def test_bincount_sum_equals_the_plain_one(n, dim, k, seed, dtype):
+    # The fast formulation of the impl against its semantics, np.add.at on a copy (with
+    # integer-valued operands every summation order gives the same floats).
+    from minigrad.ops.index_add import scatter_add_bincount
+
+    rng = np.random.default_rng(seed)
+    shape = [3, 2, 4]
+    shape[dim] = n
+    x = rng.integers(-5, 5, shape).astype(dtype)
+    index = rng.integers(0, n, k)
+    sshape = list(shape)
+    sshape[dim] = k
+    source = rng.integers(-5, 5, sshape).astype(dtype)
+    plain = x.copy()
+    np.add.at(plain, (slice(None),) * dim + (index,), source)
+    before = x.copy()
+    fast = scatter_add_bincount(x, dim, index, source)
+    assert fast.dtype == x.dtype
+    np.testing.assert_array_equal(fast, plain)
+    np.testing.assert_array_equal(x, before)

@@ -346,3 +346,22 @@ def test_traced_value_errors():
 def test_grad_with_respect_to_index_is_an_error():
     with pytest.raises(TypeError, match=r"grad: args\[1\] must be a floating array"):
         mg.grad(lambda x, i: index_fill(x, 1, i, 0.0).sum(), 1)(X, IDX)
+
+
+@pytest.mark.parametrize("dim, shape", [(1, (3, 2, 4)), (1, (2, 5, 3)), (2, (2, 3, 4, 5))])
+def test_the_concrete_mask_matches_the_binds(dim, shape):
+    # The batching rule builds the mask of a concrete index with NumPy (a speed path); a traced
+    # index gets its mask from binds. Filling False with True shows the mask itself.
+    from minigrad.ops.index_fill import _fill_batched, concrete_fill_mask
+    from minigrad.ops.indexing import fold_concrete_index
+
+    axis_size, n = shape[0], shape[dim + 1]
+    idx = np.random.default_rng(0).integers(0, n, (axis_size, 2))
+    x = np.zeros(shape, bool)
+    fast = concrete_fill_mask(fold_concrete_index(idx, 0, n, axis_size), axis_size, n, dim,
+                              shape)
+    staged = mg.make_jaxpr(lambda i: _fill_batched(axis_size, x, 0, i, 0, np.asarray(True),
+                                                   dim)[0])(idx)
+    (bound,) = mg.eval_jaxpr(staged.jaxpr, staged.consts, idx)
+    np.testing.assert_array_equal(bound, fast)
+    assert fast.any() and not fast.all()

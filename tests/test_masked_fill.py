@@ -354,3 +354,25 @@ def test_large_inputs_match_np_where_bit_for_bit(dtype, value):
         expected = np.where(ms, v, xs)
         assert got.dtype == expected.dtype and got.shape == expected.shape
         assert got.tobytes() == np.ascontiguousarray(expected).tobytes()
+
+
+@given(st.integers(0, 10**6), st.sampled_from([np.float64, np.float32, np.int32, np.int8]),
+       st.floats(0, 1))
+def test_zero_fill_by_bits_equals_where(seed, dtype, p):
+    # The fast formulation of the impl against its semantics, np.where(mask, 0, x): -0.0, inf
+    # and nan included.
+    from minigrad.ops.masked_fill import zero_fill_by_bits, zero_fill_by_bits_pays
+
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((7, 5)) * 100).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        x.flat[:3] = [-0.0, np.inf, np.nan]
+    mask = rng.random((7, 5)) < p
+    zero = np.zeros((), dtype)
+    out = zero_fill_by_bits(x, mask)
+    np.testing.assert_array_equal(out, np.where(mask, zero, x))
+    assert np.array_equal(np.signbit(out), np.signbit(np.where(mask, zero, x)))
+    assert zero_fill_by_bits_pays(np.zeros(32768, dtype), zero)
+    assert not zero_fill_by_bits_pays(np.zeros(32768, dtype), np.ones((), dtype))
+    if np.dtype(dtype).kind == "f":  # -0.0 is not +0.0's bit pattern: np.where fills it
+        assert not zero_fill_by_bits_pays(np.zeros(32768, dtype), np.asarray(-0.0, dtype))

@@ -246,3 +246,16 @@ def test_broadcast_in_dim_any_shape(case: tuple) -> None:
                          reference)
     sample.linear = ((0,),)
     check_primitive(st.broadcast_in_dim_p, [sample])
+
+
+@given(hst.integers(0, 10**6), hst.integers(0, 80), hst.integers(0, 40),
+       hst.sampled_from([np.int8, np.int32, np.int64, np.uint8, np.uint64]))
+def test_index_in_range_is_the_plain_range_test(seed: int, n: int, size: int, dtype: Any
+                                                ) -> None:
+    from minigrad.ops.indexing import index_in_range
+
+    rng = np.random.default_rng(seed)
+    low = 0 if np.dtype(dtype).kind == "u" else -3
+    index = rng.integers(low, size + 3, (n,)).astype(dtype)
+    for idx in (index, index.reshape(-1, 1) if n else index):
+        assert index_in_range(idx, size) == bool(((idx >= 0) & (idx < size)).all())

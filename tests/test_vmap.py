@@ -327,3 +327,18 @@ def test_batched_narrow_index_folds_without_overflow(dtype):
         np.testing.assert_array_equal(mg.vmap(f)(x, index, source), expected)
         np.testing.assert_array_equal(mg.make_jaxpr(mg.vmap(f))(x, index, source)(x, index, source),
                                       expected)
+
+
+@pytest.mark.parametrize("shape, bdim", [((4, 3), 0), ((3, 4), 1), ((5, 0), 0), ((2, 3), 1)])
+def test_folding_a_concrete_index_matches_the_binds(shape, bdim):
+    # fold_index folds a concrete index with NumPy (a speed path); under a transform the same
+    # fold is bound. Both give the same int64 entries.
+    from minigrad.ops.indexing import fold_concrete_index, fold_index
+
+    index = np.random.default_rng(0).integers(0, 7, shape).astype(np.int32)
+    axis_size = shape[bdim]
+    fast = fold_concrete_index(index, bdim, 7, axis_size)
+    traced = mg.make_jaxpr(lambda i: fold_index(i, bdim, 7, axis_size))(index)
+    (bound,) = mg.eval_jaxpr(traced.jaxpr, traced.consts, index)
+    assert fast.dtype == bound.dtype == np.int64
+    np.testing.assert_array_equal(fast, bound)

@@ -5,6 +5,7 @@ argument checks every user function runs before any work.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -29,21 +30,29 @@ from minigrad.ops.structural import (
     vectorized_batch,
 )
 
-_SMALL_INDEX = 32
-
 
 def check_index_values(index: np.ndarray, size: int, op: str, dim: int) -> None:
     """Raise IndexError unless every entry of ``index`` lies in [0, size). NumPy would wrap a
     negative entry; we never do."""
-    if index.size <= _SMALL_INDEX:  # a NumPy reduction costs ~1 us; Python's min/max less here
-        entries = (index if index.ndim == 1 else index.ravel()).tolist()  # batched: 2-D
-        if not entries or (min(entries) >= 0 and max(entries) < size):
-            return
-    # One reduction: viewed as unsigned, a negative entry is huge, so max() catches it too.
-    unsigned = index.view(index.dtype.str.replace("i", "u")) if index.dtype.kind == "i" else index
-    if index.size and unsigned.max() >= size:
+    if not index_in_range(index, size):  # the same as ((index >= 0) & (index < size)).all()
         bad = index[(index < 0) | (index >= size)].flat[0]
         raise IndexError(f"{op}: index entries must be in [0, {size}) for dim {dim}; got {bad}")
+
+
+# --- speed: the range test in one cheap pass. Without it (the plain two comparisons, an AND
+# and an all()) vmap(grad) of the benchmark workload runs 3.1% more instructions at B=1.
+# tests/test_primitives.py checks it against the plain formula.
+_SMALL_INDEX = 32
+
+
+def index_in_range(index: np.ndarray, size: int) -> bool:
+    """Whether every entry of the integer ``index`` lies in [0, size)."""
+    if index.size <= _SMALL_INDEX:  # Python's min and max beat a NumPy reduction here
+        entries = index.ravel().tolist()
+        return not entries or (min(entries) >= 0 and max(entries) < size)
+    # One reduction: viewed as unsigned, a negative entry is huge, so max() catches it too.
+    unsigned = index.view(index.dtype.str.replace("i", "u")) if index.dtype.kind == "i" else index
+    return bool(unsigned.max() < size)
 
 
 # --------------------------------------------------------------------------- check_index
@@ -76,17 +85,26 @@ check_index_p.def_batch(lambda axis_size, vals, dims, **params: vectorized_batch
 def fold_index(index: Any, bdim: int, size: int, axis_size: int) -> Any:
     """Fold a batched index into one flat index over a batch-major axis of ``axis_size * size``
     entries: entry ``i`` of example ``b`` becomes ``b * size + i``."""
+    if isinstance(index, np.ndarray):
+        return fold_concrete_index(index, bdim, size, axis_size)
     # In int64: the folded entries reach axis_size * size, beyond what a narrow dtype holds.
-    if isinstance(index, np.ndarray):  # concrete: fold it now (as check_index checks it now)
-        index = np.moveaxis(index, bdim, 0) if bdim else index  # (np.moveaxis costs ~3 us)
-        offsets = np.arange(0, axis_size * size, size, dtype=np.int64)
-        return np.add(index, offsets.reshape((axis_size,) + (1,) * (index.ndim - 1)),
-                      dtype=np.int64).reshape(-1)
     index = convert_element_type(moveaxis(index, bdim, 0), np.int64)
     offsets = arange(0, axis_size * size, size, np.int64)
     shape = get_aval(index).shape
     return reshape(add(index, broadcast_in_dim(offsets, shape, (0,))),
                    (int(np.prod(shape, dtype=np.int64)),))
+
+
+# --- speed: an index known when the rule runs (a constant: there is nothing to trace or
+# differentiate) is folded with NumPy on the spot instead of with six binds. Without it,
+# vmap(grad) of the benchmark workload runs 13% more instructions at B=1. tests/test_vmap.py
+# checks it against the binds.
+def fold_concrete_index(index: np.ndarray, bdim: int, size: int, axis_size: int
+                        ) -> np.ndarray:
+    index = np.moveaxis(index, bdim, 0) if bdim else index
+    offsets = np.arange(0, axis_size * size, size, dtype=np.int64)
+    return np.add(index, offsets.reshape((axis_size,) + (1,) * (index.ndim - 1)),
+                  dtype=np.int64).reshape(-1)
 
 
 def fold_operand(x: Any, bdim: int | None, dim: int, axis_size: int) -> Any:
@@ -128,8 +146,6 @@ def logical_shape(x: Any, bdim: int | None) -> tuple[int, ...]:
 def canonical_dim(op: str, dim: Any, ndim: int) -> int:
     """``dim`` in [0, max(ndim, 1)): a 0-d ``x`` has one dimension of size 1, as in PyTorch."""
     n = ndim or 1
-    if type(dim) is int and 0 <= dim < n:  # the common case, checked cheaply
-        return dim
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, (bool, np.bool_)):
         raise TypeError(f"{op}: dim must be an int; got {type(dim).__name__}")
     if not -n <= dim < n:
@@ -139,9 +155,6 @@ def canonical_dim(op: str, dim: Any, ndim: int) -> int:
 
 def canonical_index(op: str, index: Any, size: int, dim: int) -> Any:
     """``index`` as a 1-D integer array (a 0-d index is one entry)."""
-    if (type(index) is np.ndarray and index.ndim == 1 and index.dtype.kind in "iu"
-            and current_trace() is eval_trace):
-        return index  # the common eager case: nothing to convert, the impl checks the range
     if isinstance(index, (list, tuple)) and len(index) == 0:
         index = np.zeros(0, np.int64)  # NumPy would make an empty list float64
     if not isinstance(index, Tracer):
@@ -176,8 +189,6 @@ def value_operand(op: str, value: Any, dtype: np.dtype) -> Any:
     """A fill value as a 0-d operand of ``x``'s dtype. A number (or 0-d array) must be held
     exactly by ``dtype``; a traced value must be 0-d and convertible without changing kind
     (float64 into float32 is fine, float into int is not), and stays differentiable."""
-    if type(value) is float or type(value) is int:  # the common case: a Python number
-        return np.asarray(exact_cast(op, "value", value, dtype), dtype)
     if isinstance(value, Tracer):
         if value.ndim != 0:
             raise ValueError(f"{op}: value must be a Python scalar or a 0-d array; got shape "
@@ -200,14 +211,6 @@ def index_source_operands(op: str, x: Any, dim: Any, index: Any, source: Any,
     0-d ``source`` for a one-entry index into an ``x`` of rank <= ``scalar_source_rank``: then
     ``x`` and ``source`` come back reshaped to fit, and ``out_shape`` is the shape to give the
     result (it is None when nothing was reshaped)."""
-    if (type(x) is np.ndarray and type(source) is np.ndarray and type(index) is np.ndarray
-            and type(dim) is int and 0 <= dim < x.ndim and index.ndim == 1
-            and index.dtype.kind in "iu" and x.dtype.kind in "biufc" and source.dtype == x.dtype
-            and source.shape == x.shape[:dim] + index.shape + x.shape[dim + 1:]
-            and current_trace() is eval_trace):
-        # The common eager case, all of the checks below at once (they cost ~1 us called one
-        # by one). The impl checks the index range.
-        return x, dim, index, source, None
     x, source = as_array(x, op, "x"), as_array(source, op, "source")
     dim = canonical_dim(op, dim, x.ndim)
     shape = x.shape or (1,)
@@ -230,9 +233,6 @@ def check_same_dtype(op: str, x: Any, name: str, other: Any) -> None:
 
 def static_scalar(op: str, name: str, value: Any, dtype: np.dtype) -> Any:
     """A Python number that ``dtype`` holds exactly, or a TypeError naming ``op`` and ``name``."""
-    if (type(value) is float or type(value) is int) and dtype.kind == "f" and \
-            -3e38 <= value <= 3e38:  # the common case: a number every float dtype holds
-        return float(value)
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     if isinstance(value, np.generic):
@@ -242,15 +242,14 @@ def static_scalar(op: str, name: str, value: Any, dtype: np.dtype) -> Any:
     return exact_cast(op, name, value, dtype)
 
 
+# The largest finite values of the float dtypes (np.finfo takes microseconds to ask).
+_FLOAT_MAX = {np.dtype(t): float(np.finfo(t).max) for t in (np.float16, np.float32, np.float64)}
+
+
 def exact_cast(op: str, name: str, value: bool | int | float | complex, dtype: np.dtype
                ) -> Any:
     """``value`` as a Python number of ``dtype``'s kind, if ``dtype`` can hold it."""
-    try:
-        kind = dtype.kind  # a np.dtype, as a rule: this is the fast way to ask
-    except AttributeError:
-        kind = np.dtype(dtype).kind
-    if kind == "f" and not isinstance(value, complex) and -3e38 <= value <= 3e38:
-        return float(value)  # fits every float dtype: the common case, cheaply
+    kind = np.dtype(dtype).kind
     if isinstance(value, complex) and kind != "c":
         raise TypeError(f"{op}: {name} must be real for x of dtype {dtype}; got {value}")
     if kind == "c":
@@ -270,8 +269,8 @@ def exact_cast(op: str, name: str, value: bool | int | float | complex, dtype: n
                             f"{dtype}; got {value}")
         return int(value)
     if kind == "f":
-        if abs(value) > 3e38 and np.isfinite(value) and abs(value) > float(np.finfo(dtype).max):
-            limit = float(np.finfo(dtype).max)
+        limit = _FLOAT_MAX.get(np.dtype(dtype)) or float(np.finfo(dtype).max)
+        if math.isfinite(value) and abs(value) > limit:
             raise TypeError(f"{op}: {name} must be within x's dtype {dtype} range "
                             f"[{-limit:.4g}, {limit:.4g}]; got {value}")
         return float(value)
