@@ -263,7 +263,7 @@ def first_overfull(counts: np.ndarray, n: int, lead: tuple[int, ...]
                    ) -> tuple[int, str] | None:
     """(count, where) for the first example with more than ``n`` true entries, else None;
     ``where`` names the example when there are batch axes (shape ``lead``)."""
-    if not counts.size or counts.max() <= n:  # the common case, in one reduction
+    if not counts.size or counts.max() <= n:
         return None
     over = np.flatnonzero(counts > n)
     row = int(over[0])
