@@ -115,3 +115,18 @@ def test_find_cycle_finds_cycles(graph, cycle):
 def test_deferred_imports_are_counted(tmp_path):
     (tmp_path / "m.py").write_text("def f():\n    from minigrad.ops import indexing\n")
     assert imports_of(tmp_path / "m.py", all_modules()) == {"minigrad.ops.indexing"}
+
+
+def test_every_package_is_installed_and_typed():
+    # pyproject.toml lists the packages by hand: a new subpackage must be added there, or an
+    # installed minigrad would lack it. py.typed tells downstream type checkers to read ours.
+    # (read with a pattern, not tomllib: that needs Python 3.11 and we run on 3.10 too)
+    import re
+
+    text = (PACKAGE.parent / "pyproject.toml").read_text()
+    listed = re.search(r"^packages = \[([^\]]*)\]", text, re.M)
+    assert listed, "pyproject.toml: no packages = [...] line"
+    packages = {module_name(p.parent / "__init__.py") for p in PACKAGE.rglob("__init__.py")}
+    assert set(re.findall(r'"([^"]+)"', listed.group(1))) == packages
+    assert (PACKAGE / "py.typed").exists()
+    assert re.search(r'^minigrad = \["py.typed"\]', text, re.M)
