@@ -249,7 +249,8 @@ _FLOAT_MAX = {np.dtype(t): float(np.finfo(t).max) for t in (np.float16, np.float
 def exact_cast(op: str, name: str, value: bool | int | float | complex, dtype: np.dtype
                ) -> Any:
     """``value`` as a Python number of ``dtype``'s kind, if ``dtype`` can hold it."""
-    kind = np.dtype(dtype).kind
+    dtype = np.dtype(dtype)
+    kind = dtype.kind
     if isinstance(value, complex) and kind != "c":
         raise TypeError(f"{op}: {name} must be real for x of dtype {dtype}; got {value}")
     if kind == "c":
@@ -269,7 +270,7 @@ def exact_cast(op: str, name: str, value: bool | int | float | complex, dtype: n
                             f"{dtype}; got {value}")
         return int(value)
     if kind == "f":
-        limit = _FLOAT_MAX.get(np.dtype(dtype)) or float(np.finfo(dtype).max)
+        limit = _FLOAT_MAX.get(dtype) or float(np.finfo(dtype).max)
         if math.isfinite(value) and abs(value) > limit:
             raise TypeError(f"{op}: {name} must be within x's dtype {dtype} range "
                             f"[{-limit:.4g}, {limit:.4g}]; got {value}")
