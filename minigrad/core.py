@@ -363,7 +363,7 @@ class Tracer:
             f"NumPy array; use minigrad.numpy functions inside transformed functions")
 
     def __iter__(self) -> Iterator[Any]:
-        return (self[i] for i in range(len(self)))  # type: ignore[index]  # (installed below)
+        return (self[i] for i in range(len(self)))  # type: ignore[index]  # (see below)
 
     # Operators (+, ==, [] ...), methods (.sum(), .reshape(), .index_add() ...) and NumPy's
     # protocols (np.sin(t)) are installed on this class by minigrad.numpy, which is built on
