@@ -189,6 +189,8 @@ def value_operand(op: str, value: Any, dtype: np.dtype) -> Any:
     """A fill value as a 0-d operand of ``x``'s dtype. A number (or 0-d array) must be held
     exactly by ``dtype``; a traced value must be 0-d and convertible without changing kind
     (float64 into float32 is fine, float into int is not), and stays differentiable."""
+    if type(value) is float or type(value) is int:  # a Python number: nothing to unwrap
+        return np.asarray(exact_cast(op, "value", value, dtype), dtype)
     if isinstance(value, Tracer):
         if value.ndim != 0:
             raise ValueError(f"{op}: value must be a Python scalar or a 0-d array; got shape "
