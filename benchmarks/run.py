@@ -13,7 +13,7 @@ plot needs matplotlib: ``pip install -e ".[bench]"``). Sections:
 4. peak memory (tracemalloc) of ``vmap(grad(f))`` against the floor;
 5. the fixed cost of ``vmap(grad(f))`` at B=1;
 6. this checkout against an earlier revision (``--baseline REV``, by default the last one
-   before the trace context became per thread): the eager cost of one ``bind`` and of the five
+   before the layout change of issue #18): the eager cost of one ``bind`` and of the five
    ops, and ``vmap(grad(f))`` at B=1, timed in alternating processes
    (benchmarks/bind_cost.py), and their instruction counts under callgrind when valgrind is
    installed.
@@ -67,7 +67,7 @@ from minigrad import numpy as mnp  # noqa: E402
 BATCHES = (1, 16, 256, 1024)
 # Section 6 compares this checkout with main as it was before the current trace became a
 # context variable (issue 16).
-BASELINE = "dd9afd8"
+BASELINE = "babc77a"
 CHAIN_NS = (100, 200, 400, 800, 1600, 3200)
 
 
@@ -690,8 +690,8 @@ def targets_table(res: dict[int, dict[str, float]], eager: dict[str, dict[str, f
                      f"N={keys[0]})", f"{growth:.2f}", verdict(growth <= 1.5)])
     if base is not None:
         d = bind_overhead_change(base) * 1e6
-        rows.append([f"eager bind <= 0.2 us dearer than at {base['rev']} (per-thread trace "
-                     f"context)", f"{d:+.3f} us", verdict(d <= 0.2)])
+        rows.append([f"eager bind <= 0.2 us dearer than at {base['rev']}", f"{d:+.3f} us",
+                     verdict(d <= 0.2)])
     return md_table(["target", "measured", ""], rows)
 
 
@@ -952,11 +952,11 @@ run on every call now.
 
 ## Against an earlier revision
 
-The current trace became a context variable, one per thread and per asyncio task (see
-[the architecture page](architecture.md)); before, it was a module global. Reading it costs
-`bind` a method call where a global read was free, and setting it costs more than assigning a
-global, so a trace sets it only to run a rule. `python benchmarks/run.py --baseline REV`
-compares this checkout with any revision: `benchmarks/bind_cost.py` runs in a fresh process for
+Since `babc77a` (the revision before the layout change), `bind` always hands a primitive to
+the current trace, whose `process_primitive` runs the impl at the bottom (there is no eager fast
+path in `bind`), and the five ops' argument checks are written once, with no eager fast path
+in front of them (see [the design page](design.md), section 9).
+`python benchmarks/run.py --baseline REV` compares this checkout with any revision: `benchmarks/bind_cost.py` runs in a fresh process for
 each, the two back to back, in alternating order, and reports the fastest of 21 interleaved
 rounds of each eager call (within the process, so the difference from NumPy's own call is
 taken at one machine speed) and the median `vmap(grad)` time at B=1; each figure is the median
