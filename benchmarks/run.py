@@ -952,17 +952,17 @@ run on every call now.
 
 ## Against an earlier revision
 
-Since `babc77a` (the revision before the layout change), `bind` always hands a primitive to
-the current trace, whose `process_primitive` runs the impl at the bottom (there is no eager fast
-path in `bind`), and the five ops' argument checks are written once, with no eager fast path
-in front of them (see [the design page](design.md), section 9).
-`python benchmarks/run.py --baseline REV` compares this checkout with any revision: `benchmarks/bind_cost.py` runs in a fresh process for
-each, the two back to back, in alternating order, and reports the fastest of 21 interleaved
-rounds of each eager call (within the process, so the difference from NumPy's own call is
-taken at one machine speed) and the median `vmap(grad)` time at B=1; each figure is the median
-over the pairs. Processes on this machine run up to twice as fast or slow as each other, so
-the timings move by more than the change; the instruction counts (callgrind, the difference of
-two whole-process counts, with a fixed hash seed and no address randomization) do not move at
+Since `babc77a` (the revision before the layout change), `bind` always hands a primitive to the
+current trace, whose `process_primitive` runs the impl at the bottom (there is no eager fast
+path in `bind`), and the five ops' argument checks are written once, with no eager fast path in
+front of them (see [the design page](design.md), section 9). `python benchmarks/run.py
+--baseline REV` compares this checkout with any revision: `benchmarks/bind_cost.py` runs in a
+fresh process for each, the two back to back, in alternating order, and reports the fastest of
+21 interleaved rounds of each eager call (within the process, so the difference from NumPy's own
+call is taken at one machine speed) and the median `vmap(grad)` time at B=1; each figure is the
+median over the pairs. Processes on this machine run up to twice as fast or slow as each other,
+so the timings move by more than the change; the instruction counts (callgrind, the difference
+of two whole-process counts, with a fixed hash seed and no address randomization) do not move at
 all from run to run, and give its size.
 
 {baseline}
