@@ -248,7 +248,8 @@ def _index_select_make(shape: tuple, dim: int, length: int) -> Callable:
     return make
 
 
-def _index_add_make(shape: tuple, dim: int, length: int) -> Callable:
+def _index_source_make(shape: tuple, dim: int, length: int) -> Callable:
+    """(x, index, source) of index_add and index_copy: an index with a repeated entry."""
     def make(rng: np.random.Generator, dtype: np.dtype) -> tuple:
         source_shape = (*shape[:dim], length, *shape[dim + 1:])
         return (normal(rng, shape, dtype), index_with_duplicate(rng, shape[dim], length),
@@ -276,15 +277,6 @@ def _concat_make(shapes: list[tuple]) -> Callable:
 
 # The five ops and their support primitives at the primitive level: canonical operands (a
 # non-negative dim, rank >= 1, x and mask of one shape, a 1-D source for masked_scatter).
-
-
-def _index_copy_make(shape: tuple, dim: int, length: int) -> Callable:
-    def make(rng: np.random.Generator, dtype: np.dtype) -> tuple:
-        source_shape = (*shape[:dim], length, *shape[dim + 1:])
-        return (normal(rng, shape, dtype), index_with_duplicate(rng, shape[dim], length),
-                normal(rng, source_shape, dtype))
-
-    return make
 
 
 def _index_fill_make(shape: tuple, dim: int, length: int) -> Callable:
@@ -462,13 +454,13 @@ RECORDS: list[OpRecord] = [
     OpRecord(check_index_p, "in-range", lambda rng, dt: (rng.integers(0, 4, (5,)),),
              lambda index, **_: index.copy(), {"size": 4, "op": "records", "dim": 0},
              out_dtype=I64),
-    OpRecord(index_add_p, "dim0-dup-alpha2", _index_add_make((5, 3), 0, 4), ref_index_add,
+    OpRecord(index_add_p, "dim0-dup-alpha2", _index_source_make((5, 3), 0, 4), ref_index_add,
              {"dim": 0, "alpha": 2.0}, diff=(0, 2), linear=((0, 2),), dtypes=BOTH),
-    OpRecord(index_add_p, "dim1-dup-alpha-half", _index_add_make((2, 4), 1, 3), ref_index_add,
+    OpRecord(index_add_p, "dim1-dup-alpha-half", _index_source_make((2, 4), 1, 3), ref_index_add,
              {"dim": 1, "alpha": -0.5}, diff=(0, 2), linear=((0, 2),), dtypes=BOTH),
-    OpRecord(index_add_p, "vector-alpha1", _index_add_make((4,), 0, 6), ref_index_add,
+    OpRecord(index_add_p, "vector-alpha1", _index_source_make((4,), 0, 6), ref_index_add,
              {"dim": 0, "alpha": 1.0}, diff=(0, 2), linear=((0, 2),)),
-    OpRecord(index_copy_p, "dim1-dup", _index_copy_make((3, 4), 1, 5),
+    OpRecord(index_copy_p, "dim1-dup", _index_source_make((3, 4), 1, 5),
              lambda x, i, s, *, dim: loop_index_copy(x, i, s, dim=dim), {"dim": 1}, diff=(0, 2),
              linear=((0, 2),), dtypes=BOTH),
     OpRecord(index_fill_p, "dim0-dup", _index_fill_make((4, 3), 0, 3),
