@@ -128,8 +128,13 @@ class Primitive:
       operands arrive as ``UndefPrimal``.
     * ``batch(axis_size, vals, dims, **params) -> (out, out_dim)``; a dim of ``None`` is unbatched.
 
-    Array operands are positional; static parameters are keyword-only and hashable.
+    Array operands are positional; static parameters are keyword-only and hashable. A
+    primitive with ``multiple_results`` (``jit``'s call) returns a list: its impl, shape rule,
+    JVP and batching rule return lists (of arrays, avals, tangents, dims), and its transpose
+    receives a list of cotangents.
     """
+
+    multiple_results = False
 
     def __init__(self, name: str):
         self.name = name
@@ -251,6 +256,8 @@ class EvalTrace(Trace):
                 raise escaped_tracer_error(a, prim)
         out = prim.impl(*args, **params)  # type: ignore[misc]
         # NumPy reductions return scalars (np.float64); minigrad always returns arrays.
+        if prim.multiple_results:
+            return [o if type(o) is np.ndarray else np.asarray(o) for o in out]
         return out if type(out) is np.ndarray else np.asarray(out)
 
 

@@ -48,10 +48,10 @@ def to_dot(program: ClosedJaxpr | Jaxpr, name: str = "jaxpr") -> str:
             node[id(v)] = f"{kind}{i}"
             lines.append(f"  {kind}{i} [label={_quote(pp_decl(v, names))} shape={shape}];")
     for i, e in enumerate(jaxpr.eqns):
-        style = "" if id(e.out) in names else " style=dashed"
+        style = "" if any(id(v) in names for v in e.outs) else " style=dashed"
         lines.append(f"  e{i} [label={_quote(pp_eqn(e, names))} shape=box{style}];")
         lines += [f"  {node[id(a)]} -> e{i};" for a in e.inputs if not isinstance(a, Literal)]
-        node[id(e.out)] = f"e{i}"
+        node.update((id(v), f"e{i}") for v in e.outs)
     lines.append('  out [label="out" shape=doublecircle];')
     many = len(jaxpr.outvars) > 1
     for k, a in enumerate(jaxpr.outvars):

@@ -51,10 +51,20 @@ Atom = Var | Literal
 
 
 class Eqn:
-    __slots__ = ("prim", "inputs", "params", "out")
+    """``outs = prim[params] inputs``. Most primitives have one result; a primitive with
+    ``multiple_results`` (a ``jit`` call) has several."""
 
-    def __init__(self, prim: Primitive, inputs: list[Atom], params: dict, out: Var):
-        self.prim, self.inputs, self.params, self.out = prim, inputs, params, out
+    __slots__ = ("prim", "inputs", "params", "outs")
+
+    def __init__(self, prim: Primitive, inputs: list[Atom], params: dict, outs: list[Var]):
+        self.prim, self.inputs, self.params, self.outs = prim, inputs, params, outs
+
+    @property
+    def out(self) -> Var:
+        """The result of a single-result equation."""
+        if len(self.outs) != 1:
+            raise ValueError(f"{self.prim.name} has {len(self.outs)} results: read .outs")
+        return self.outs[0]
 
     @property
     def primitive(self) -> Primitive:
@@ -123,13 +133,15 @@ def _pp_param(v: Any) -> str:
     return str(v)
 
 
-def var_names(jaxpr: Jaxpr) -> dict[int, str]:
+def var_names(jaxpr: Jaxpr, names: Iterator[str] | None = None) -> dict[int, str]:
     """The listing's name of each variable, by ``id``: ``a``, ``b``, ... in order of
-    definition (constants, inputs, then equations). An equation whose result nothing uses
-    has no name: it binds ``_``, as JAX prints it."""
+    definition (constants, inputs, then equations). A result nothing uses has no name: it
+    binds ``_``, as JAX prints it. ``names`` continues an outer listing's sequence, so an inner
+    program (a ``jit`` call's) never reuses an outer name."""
     used = {id(a) for e in jaxpr.eqns for a in e.inputs} | {id(a) for a in jaxpr.outvars}
-    defined = [*jaxpr.constvars, *jaxpr.invars, *(e.out for e in jaxpr.eqns if id(e.out) in used)]
-    return {id(v): name for v, name in zip(defined, _names(), strict=False)}
+    defined = [*jaxpr.constvars, *jaxpr.invars,
+               *(v for e in jaxpr.eqns for v in e.outs if id(v) in used)]
+    return {id(v): name for v, name in zip(defined, names or _names(), strict=False)}
 
 
 def pp_atom(a: Atom, names: dict[int, str]) -> str:
@@ -140,22 +152,41 @@ def pp_decl(v: Var, names: dict[int, str]) -> str:
     return f"{pp_atom(v, names)}:{v.aval.str_short()}"
 
 
-def pp_eqn(e: Eqn, names: dict[int, str]) -> str:
-    """``b:f64[3] = sin a``: one equation of the listing."""
-    params = " ".join(f"{k}={_pp_param(v)}" for k, v in e.params.items())
-    head = f"{e.prim.name}[{params}]" if params else e.prim.name
+def pp_eqn(e: Eqn, names: dict[int, str], fresh: Iterator[str] | None = None,
+           indent: int = 4) -> str:
+    """``b:f64[3] = sin a``: one equation of the listing. A parameter that is a program (a
+    ``jit`` call's) is printed inside the brackets, one parameter per line, as JAX prints
+    ``pjit``."""
+    outs = " ".join(pp_decl(v, names) for v in e.outs)
     args = "".join(f" {pp_atom(a, names)}" for a in e.inputs)
-    return f"{pp_decl(e.out, names)} = {head}{args}"
+    nested = any(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in e.params.values())
+    if not nested:
+        params = " ".join(f"{k}={_pp_param(v)}" for k, v in e.params.items())
+        head = f"{e.prim.name}[{params}]" if params else e.prim.name
+        return f"{outs} = {head}{args}"
+    pad = " " * (indent + 2)
+    lines = [f"{outs} = {e.prim.name}["]
+    for k, v in e.params.items():
+        if isinstance(v, (Jaxpr, ClosedJaxpr)):
+            inner = v.jaxpr if isinstance(v, ClosedJaxpr) else v
+            text = pp_jaxpr(inner, fresh, indent + 2)
+            lines.append(f"{pad}{k}={text}")
+        else:
+            lines.append(f"{pad}{k}={_pp_param(v)}")
+    lines.append(f"{' ' * indent}]{args}")
+    return "\n".join(lines)
 
 
-def pp_jaxpr(jaxpr: Jaxpr) -> str:
-    names = var_names(jaxpr)
+def pp_jaxpr(jaxpr: Jaxpr, fresh: Iterator[str] | None = None, indent: int = 0) -> str:
+    fresh = fresh or _names()
+    names = var_names(jaxpr, fresh)
     consts = " ".join(pp_decl(v, names) for v in jaxpr.constvars)
     ins = " ".join(pp_decl(v, names) for v in jaxpr.invars)
+    pad = " " * indent
     lines = [f"{{ lambda {consts}{' ' if consts else ''}; {ins}. let"]
-    lines += [f"    {pp_eqn(e, names)}" for e in jaxpr.eqns]
+    lines += [f"{pad}    {pp_eqn(e, names, fresh, indent + 4)}" for e in jaxpr.eqns]
     outs = ", ".join(pp_atom(v, names) for v in jaxpr.outvars)
-    lines.append(f"  in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}")
+    lines.append(f"{pad}  in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}")
     return "\n".join(lines)
 
 
@@ -201,18 +232,34 @@ class JaxprTrace(Trace):
         return const[1]
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
-        if not self.stage_all and not any(map(self.owns, args)):
-            return self.parent.process_primitive(prim, args, params)
+        if not self.stage_all:
+            if not any(map(self.owns, args)):
+                return self.parent.process_primitive(prim, args, params)
+            rule = partial_eval_rules.get(prim)
+            if rule is not None:  # a call: run its known part now, stage the rest
+                return rule(self, args, params)
+        return self.stage(prim, args, params)
+
+    def stage(self, prim: Primitive, args: Sequence[Any], params: dict) -> Any:
+        """Append the equation ``prim[params] args`` and return its result's tracer(s)."""
         inputs = [self.atom(a) for a in args]
-        out = Var(prim.abstract_eval(*[a.aval for a in inputs], **params))  # type: ignore[misc]
-        self.eqns.append(Eqn(prim, inputs, params, out))
-        return JaxprTracer(self, out)
+        aval = prim.abstract_eval(*[a.aval for a in inputs], **params)  # type: ignore[misc]
+        outs = [Var(a) for a in aval] if prim.multiple_results else [Var(aval)]
+        self.eqns.append(Eqn(prim, inputs, params, outs))
+        tracers = [JaxprTracer(self, v) for v in outs]
+        return tracers if prim.multiple_results else tracers[0]
 
     def to_jaxpr(self, outs: Sequence[Any]) -> tuple[Jaxpr, list[Any]]:
         outvars = [self.atom(o) for o in outs]
         consts = [v for v, _ in self.consts.values()]
         constvars = [var for _, var in self.consts.values()]
         return Jaxpr(constvars, list(self.invars), list(self.eqns), outvars), consts
+
+
+# Partial evaluation of a call primitive (jit): ``rule(trace, args, params)`` splits the call
+# into the part that depends only on known operands, run now, and the rest, staged. Registered
+# by the module that defines the primitive.
+partial_eval_rules: dict[Primitive, Callable[..., Any]] = {}
 
 
 def make_jaxpr(fun: Callable[..., Any]) -> Callable[..., ClosedJaxpr]:
@@ -253,7 +300,8 @@ def make_jaxpr_named(fun: Callable[..., Any], transform: str) -> Callable[..., C
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
-    """Evaluate by binding each equation's primitive, so the evaluation is transformable."""
+    """Evaluate by binding each equation's primitive, so the evaluation is transformable. A
+    value is dropped after its last use, so its memory can be reused."""
     env: dict[Var, Any] = {}
 
     def read(a: Atom) -> Any:
@@ -269,9 +317,31 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
             raise TypeError(f"eval_jaxpr: an argument must be {v.aval.str_short()}; got "
                             f"{get_aval(x).str_short()}")
         env[v] = x
-    for e in jaxpr.eqns:
-        env[e.out] = e.prim.bind(*[read(a) for a in e.inputs], **e.params)
+    for e, dead in zip(jaxpr.eqns, last_uses(jaxpr), strict=True):
+        out = e.prim.bind(*[read(a) for a in e.inputs], **e.params)
+        for v, o in zip(e.outs, out if e.prim.multiple_results else [out], strict=True):
+            env[v] = o
+        for v in dead:
+            del env[v]
     return [read(a) for a in jaxpr.outvars]
+
+
+def last_uses(jaxpr: Jaxpr) -> list[list[Var]]:
+    """For each equation, the variables whose last use it is (never an output of the jaxpr):
+    what an evaluator may drop once the equation has run."""
+    last: dict[Var, int] = {}
+    for i, e in enumerate(jaxpr.eqns):
+        for a in e.inputs:
+            if isinstance(a, Var):
+                last[a] = i
+        for v in e.outs:
+            last.setdefault(v, i)  # a result nothing uses dies where it is made
+    for a in jaxpr.outvars:
+        last.pop(a, None)  # type: ignore[call-overload]
+    dead: list[list[Var]] = [[] for _ in jaxpr.eqns]
+    for v, i in last.items():
+        dead[i].append(v)
+    return dead
 
 
 def dce_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
@@ -279,7 +349,7 @@ def dce_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     live = {id(v) for v in jaxpr.outvars if isinstance(v, Var)}
     kept: list[Eqn] = []
     for e in reversed(jaxpr.eqns):
-        if id(e.out) in live:
+        if any(id(v) in live for v in e.outs):
             kept.append(e)
             live.update(id(a) for a in e.inputs if isinstance(a, Var))
     used = [(v, i) for i, v in enumerate(jaxpr.constvars) if id(v) in live]

@@ -137,7 +137,7 @@ def transforms() -> dict[str, Callable[[Callable[..., Any], tuple], list]]:
 
     def jaxpr_types(f: Callable[..., Any], args: tuple) -> list:
         closed = mg.make_jaxpr(f)(*args)
-        var_avals = [v.aval for v in closed.jaxpr.invars + [e.out for e in closed.eqns]
+        var_avals = [v.aval for v in closed.jaxpr.invars + [v for e in closed.eqns for v in e.outs]
                      + [o for o in closed.jaxpr.outvars if isinstance(o, Var)]]
         return [np.zeros(a.shape, a.dtype) for a in var_avals if a.dtype.kind == "f"]
 

@@ -71,6 +71,8 @@ class JVPTrace(Trace):
             if prim.jvp is None:
                 raise NotImplementedError(f"differentiation rule for '{prim}' not implemented")
             primal_out, tangent_out = prim.jvp(primals, tangents, **params)
+        if prim.multiple_results:
+            return [self.box(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
         return self.box(primal_out, tangent_out)
 
     def box(self, primal: Any, tangent: Any) -> Any:

@@ -45,10 +45,13 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear: Sequence[bool],
     linear_eqns = []
     for e in jaxpr.eqns:  # forward: evaluate what does not depend on the linear inputs
         if not lin.isdisjoint(e.inputs):
-            lin.add(e.out)
+            lin.update(e.outs)
             linear_eqns.append(e)
+        elif e.prim.multiple_results:
+            env.update(zip(e.outs, e.prim.bind(*[read(a) for a in e.inputs], **e.params),
+                           strict=True))
         else:
-            env[e.out] = e.prim.bind(*[read(a) for a in e.inputs], **e.params)
+            env[e.outs[0]] = e.prim.bind(*[read(a) for a in e.inputs], **e.params)
 
     ct_env: dict[Var, Any] = {}
 
@@ -59,9 +62,14 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], linear: Sequence[bool],
     for out, ct in zip(jaxpr.outvars, cts_out, strict=True):
         write(out, ct)
     for e in reversed(linear_eqns):
-        ct = ct_env.pop(e.out, None)
-        if ct is None:
-            continue
+        if e.prim.multiple_results:  # one cotangent per result, Zero where none arrived
+            if not any(v in ct_env for v in e.outs):
+                continue
+            ct = [ct_env.pop(v) if v in ct_env else Zero(v.aval) for v in e.outs]
+        else:
+            ct = ct_env.pop(e.outs[0], None)
+            if ct is None:
+                continue
         if e.prim.transpose is None:
             raise NotImplementedError(f"transpose rule for '{e.prim}' not implemented: the "
                                       f"function is not linear in its input, or '{e.prim}' "
@@ -175,7 +183,7 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any) -> Callable[..., tu
                 raise TypeError(f"linear_transpose: the function must be linear in its inputs; "
                                 f"got '{e.prim}', which is not linear, applied to a value that "
                                 f"depends on them")
-            linear.add(e.out)
+            linear.update(e.outs)
     out_paths = leaf_paths(closed.out_tree, "output")
 
     def transposed(ct: Any) -> tuple:

@@ -64,6 +64,9 @@ class BatchTrace(Trace):
             if prim.batch is None:
                 raise NotImplementedError(f"batching rule for '{prim}' not implemented")
             out, out_dim = prim.batch(self.axis_size, vals, dims, **params)
+        if prim.multiple_results:
+            return [o if d is None else BatchTracer(self, o, d)
+                    for o, d in zip(out, out_dim, strict=True)]
         return out if out_dim is None else BatchTracer(self, out, out_dim)
 
 
