@@ -8,6 +8,7 @@ from minigrad.ops.index_copy import index_copy
 from minigrad.ops.index_fill import index_fill
 from minigrad.ops.masked_fill import masked_fill
 from minigrad.ops.masked_scatter import masked_scatter
+from minigrad.staging import jit
 from minigrad.transforms.grad import grad, hessian, jacrev, value_and_grad
 from minigrad.transforms.jvp import jacfwd, jvp
 from minigrad.transforms.linearize import linearize
@@ -26,7 +27,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ClosedJaxpr", "Primitive", "ShapedArray", "UnexpectedTracerError", "eval_jaxpr", "float0",
-    "grad", "hessian", "index_add", "index_copy", "index_fill", "jacfwd", "jacrev", "jvp",
+    "grad", "hessian", "index_add", "index_copy", "index_fill", "jacfwd", "jacrev", "jit", "jvp",
     "linear_transpose", "linearize", "make_jaxpr", "masked_fill", "masked_scatter", "numpy",
     "register_pytree_node", "tree_flatten", "tree_leaves", "tree_map", "tree_structure",
     "tree_unflatten", "value_and_grad", "vjp", "vmap",

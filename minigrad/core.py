@@ -349,7 +349,8 @@ class Tracer:
             raise ConcretizationError(
                 f"{what} needs a concrete value, but this is an abstract tracer of "
                 f"{self._trace.transform} with {self.aval.str_short()}; use minigrad.numpy.where "
-                f"instead of Python control flow on it")
+                f"instead of Python control flow on it, or (under jit) pass the value as a "
+                f"static argument: jit(f, static_argnums=...)")
         return value
 
     def __bool__(self) -> bool:

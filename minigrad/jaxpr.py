@@ -337,7 +337,8 @@ def last_uses(jaxpr: Jaxpr) -> list[list[Var]]:
         for v in e.outs:
             last.setdefault(v, i)  # a result nothing uses dies where it is made
     for a in jaxpr.outvars:
-        last.pop(a, None)  # type: ignore[call-overload]
+        if isinstance(a, Var):
+            last.pop(a, None)
     dead: list[list[Var]] = [[] for _ in jaxpr.eqns]
     for v, i in last.items():
         dead[i].append(v)

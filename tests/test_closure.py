@@ -25,6 +25,7 @@ import minigrad.ops
 from minigrad.core import Primitive, float0, get_aval
 from minigrad.jaxpr import ClosedJaxpr, Literal
 from minigrad.testing import all_in_axes
+from minigrad.testing.records import samples_for
 
 FULL_RULES = ("impl", "abstract_eval", "jvp", "batch")
 
@@ -276,3 +277,52 @@ def test_rule_parameters_are_hashable(case: Case) -> None:
             except TypeError:
                 unhashable.append(f"{eqn.primitive.name} {eqn.params}")
     assert unhashable == []
+
+
+# --------------------------------------------------------------------------- (d) jit
+
+
+def nested_primitives(jaxpr: ClosedJaxpr) -> set[Primitive]:
+    """The primitives of a program and of every program a ``jit`` call in it holds."""
+    found = set()
+    for e in jaxpr.eqns:
+        found.add(e.primitive)
+        for v in e.params.values():
+            if isinstance(v, ClosedJaxpr):
+                found |= nested_primitives(v)
+    return found
+
+
+def test_jit_has_a_full_rule_set() -> None:
+    from minigrad.staging import jit_p
+
+    assert missing_rules(jit_p, need_transpose=True) == []
+
+
+@pytest.mark.parametrize("sample", samples_for("jit"), ids=lambda s: s.name)
+def test_jit_rules_bind_only_fully_ruled_primitives(sample: Any) -> None:
+    """The programs jit's rules derive (JVP, partial evaluation, transpose, batching) hold only
+    primitives with full rule sets, and the linear ones transpose: so every transform of a
+    jitted function can be transformed again."""
+    ops = sample.make(np.random.default_rng(0))
+    f = sample.function(None)
+    diff = sample.diff
+
+    def g(*xs: Any) -> Any:
+        full = list(ops)
+        for i, x in zip(diff, xs, strict=True):
+            full[i] = x
+        return f(*full)
+
+    primals = [ops[i] for i in diff]
+    programs = [mg.make_jaxpr(mg.vmap(f))(*[np.stack([o, o]) for o in ops])]
+    if diff:
+        out = g(*primals)
+        programs += [mg.make_jaxpr(lambda *a: mg.jvp(g, a, a)[1])(*primals),
+                     mg.make_jaxpr(lambda *a: mg.vjp(g, *a)[1](out))(*primals)]
+        linear = mg.linearize(g, *primals)[1].jaxpr
+        for prim in nested_primitives(linear):
+            assert missing_rules(prim, need_transpose=True) == [], prim.name
+    for program in programs:
+        for prim in nested_primitives(program):
+            assert missing_rules(prim, need_transpose=False) == [], prim.name

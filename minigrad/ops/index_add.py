@@ -49,17 +49,24 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
 @index_add_p.def_impl
 def _index_add_impl(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int,
                     alpha: Any) -> np.ndarray:
+    return index_add_into(x, index, source, dim=dim, alpha=alpha)
+
+
+def index_add_into(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int,
+                   alpha: Any, inplace: bool = False) -> np.ndarray:
+    """index_add's result: a new array, or with ``inplace`` ``x`` itself, updated (jit's
+    in-place reuse of a buffer nothing reads afterwards)."""
     check_index_values(index, x.shape[dim], "index_add", dim)
     if alpha != 1:
         source = source * np.asarray(alpha, x.dtype)
     if not bincount_pays(x, source):
-        # The semantics: a copy of x (never x itself), with source's slice i added at slice
-        # index[i] along dim; np.add.at accumulates repeated entries.
-        out = x.copy()
+        # The semantics: a copy of x (x itself in place), with source's slice i added at
+        # slice index[i] along dim; np.add.at accumulates repeated entries.
+        out = x if inplace else x.copy()
         where: Any = (slice(None),) * dim + (index,)
         np.add.at(out, where, source)
         return out
-    return scatter_add_bincount(x, dim, index, source)
+    return scatter_add_bincount(x, dim, index, source, inplace)
 
 
 # --- speed: the same sum by np.bincount. Measured (benchmarks/index_add_impls.py): np.add.at
@@ -75,10 +82,10 @@ def bincount_pays(x: np.ndarray, source: np.ndarray) -> bool:
             and x.dtype.kind == "f")
 
 
-def scatter_add_bincount(x: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray
-                         ) -> np.ndarray:
+def scatter_add_bincount(x: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray,
+                         inplace: bool = False) -> np.ndarray:
     """index_add's sum for a floating ``x``, as one np.bincount over flattened destinations
-    (summed in float64, then cast back to x's dtype). A new array: ``x`` is never written."""
+    (summed in float64, then cast back to x's dtype). A new array, or ``x`` with ``inplace``."""
     n = x.shape[dim]
     pre = int(np.prod(x.shape[:dim], dtype=np.int64))
     post = int(np.prod(x.shape[dim + 1:], dtype=np.int64))
@@ -87,6 +94,9 @@ def scatter_add_bincount(x: np.ndarray, dim: int, index: np.ndarray, source: np.
     flat = (rows * post + np.arange(post)[None, None, :]).ravel()
     sums = np.bincount(flat, weights=source.ravel(), minlength=x.size)
     out = sums.reshape(x.shape).astype(x.dtype, copy=False)
+    if inplace:  # the same sums, rounded to x's dtype first: bit for bit the new array's
+        x += out
+        return x
     out += x  # into the array bincount made: one new x-sized array, as with np.add.at
     return out
 

@@ -58,11 +58,18 @@ def index_copy(x: Any, dim: int, index: Any, source: Any) -> Any:
 @index_copy_p.def_impl
 def _index_copy_impl(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int
                      ) -> np.ndarray:
+    return index_copy_into(x, index, source, dim=dim)
+
+
+def index_copy_into(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int,
+                    inplace: bool = False) -> np.ndarray:
+    """index_copy's result: a new array, or with ``inplace`` ``x`` itself, updated (jit's
+    in-place reuse of a buffer nothing reads afterwards)."""
     check_index_values(index, x.shape[dim], "index_copy", dim)
     winners = _winners(index, x.shape[dim])  # each destination written once: deterministic
     if winners is not None:  # some entry repeats: keep its last occurrence only
         index, source = index[winners], np.compress(winners, source, axis=dim)
-    out = x.copy()  # never write into the caller's array
+    out = x if inplace else x.copy()  # never write into the caller's array
     dest: Any = (slice(None),) * dim + (index,) if dim else index
     out[dest] = source
     return out

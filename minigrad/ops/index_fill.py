@@ -67,8 +67,15 @@ def index_fill(x: Any, dim: int, index: Any, value: Any) -> Any:
 @index_fill_p.def_impl
 def _index_fill_impl(x: np.ndarray, index: np.ndarray, value: np.ndarray, *, dim: int
                      ) -> np.ndarray:
+    return index_fill_into(x, index, value, dim=dim)
+
+
+def index_fill_into(x: np.ndarray, index: np.ndarray, value: np.ndarray, *, dim: int,
+                    inplace: bool = False) -> np.ndarray:
+    """index_fill's result: a new array, or with ``inplace`` ``x`` itself, updated (jit's
+    in-place reuse of a buffer nothing reads afterwards)."""
     check_index_values(index, x.shape[dim], "index_fill", dim)
-    out = x.copy()  # never write into the caller's array
+    out = x if inplace else x.copy()  # never write into the caller's array
     dest: tuple[Any, ...] = (*(slice(None),) * dim, index)
     out[dest] = value  # duplicates write the same value: harmless
     return out

@@ -45,9 +45,19 @@ def masked_fill(x: Any, mask: Any, value: Any) -> Any:
 
 @masked_fill_p.def_impl
 def _masked_fill_impl(x: np.ndarray, mask: np.ndarray, value: np.ndarray) -> np.ndarray:
+    return masked_fill_into(x, mask, value)
+
+
+def masked_fill_into(x: np.ndarray, mask: np.ndarray, value: np.ndarray,
+                     inplace: bool = False) -> np.ndarray:
+    """masked_fill's result: a new array, or with ``inplace`` ``x`` itself, updated (jit's
+    in-place reuse of a buffer nothing reads afterwards)."""
     if not zero_fill_by_bits_pays(x, value):
+        if inplace:
+            np.copyto(x, value, where=mask)
+            return x
         return np.where(mask, value, x)  # the semantics; a new array: x is never written
-    return zero_fill_by_bits(x, mask)
+    return zero_fill_by_bits(x, mask, inplace)
 
 
 # --- speed: filling with +0 is an AND of x's bit pattern with all ones or all zeros, exact for
@@ -61,10 +71,14 @@ def zero_fill_by_bits_pays(x: np.ndarray, value: np.ndarray) -> bool:
             and not np.asarray(value, x.dtype).view(f"i{x.dtype.itemsize}").any())  # +0.0 only
 
 
-def zero_fill_by_bits(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``np.where(mask, 0, x)`` by bits: a new array, ``x`` is never written."""
+def zero_fill_by_bits(x: np.ndarray, mask: np.ndarray, inplace: bool = False) -> np.ndarray:
+    """``np.where(mask, 0, x)`` by bits: a new array (``x`` is never written), or ``x``
+    itself with ``inplace``."""
     bits = np.dtype(f"i{x.dtype.itemsize}")
     keep = np.subtract(mask, 1, dtype=bits)  # 0 where mask is true, else all ones
+    if inplace:
+        np.bitwise_and(x.view(bits), keep, out=x.view(bits))
+        return x
     return np.bitwise_and(keep, x.view(bits), out=keep).view(x.dtype)
 
 

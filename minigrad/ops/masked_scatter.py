@@ -76,19 +76,27 @@ def masked_scatter(x: Any, mask: Any, source: Any) -> Any:
 @masked_scatter_p.def_impl
 def _masked_scatter_impl(x: np.ndarray, mask: np.ndarray, source: np.ndarray, *,
                          batch_dims: int) -> np.ndarray:
+    return masked_scatter_into(x, mask, source, batch_dims=batch_dims)
+
+
+def masked_scatter_into(x: np.ndarray, mask: np.ndarray, source: np.ndarray, *,
+                        batch_dims: int, inplace: bool = False) -> np.ndarray:
+    """masked_scatter's result: a new array, or with ``inplace`` ``x`` itself, updated (jit's
+    in-place reuse of a buffer nothing reads afterwards)."""
     n = source.shape[-1]
     if batch_dims == 0:  # one example: its true entries, in row-major order, take source[:count]
         count = int(np.count_nonzero(mask))
         if count > n:
             raise _too_small(count, "", n)
-        out = np.array(x)  # a copy, an array even for a NumPy scalar: never the caller's array
+        # a copy, an array even for a NumPy scalar: never the caller's array
+        out = x if inplace else np.array(x)
         out[mask] = source[:count]
         return out
     counts = mask_counts(mask, batch_dims)
     over = first_overfull(counts, n, mask.shape[:batch_dims])
     if over is not None:
         raise _too_small(*over, n)
-    out = np.array(x)
+    out = x if inplace else np.array(x)
     # Both boolean indexings run in row-major order, example by example: example e's true
     # entries take the first counts[e] elements of its source row.
     out[mask] = source.reshape(counts.shape[0], n)[packed_slots(counts, n)]

@@ -26,6 +26,7 @@ from minigrad.ops.index_fill import index_fill_p
 from minigrad.ops.indexing import check_index_p
 from minigrad.ops.masked_fill import masked_fill_p
 from minigrad.ops.masked_scatter import masked_gather_p, masked_scatter_p
+from minigrad.staging import jit_p
 from minigrad.testing.samples import (
     BOTH,
     F32,
@@ -47,6 +48,7 @@ from minigrad.testing.samples import (
     loop_masked_scatter,
     nonzero,
     normal,
+    op_records,
     op_samples,
     positive,
     with_ties,
@@ -482,10 +484,28 @@ RECORDS: list[OpRecord] = [
 ]
 
 
+def jit_samples() -> list[Sample]:
+    """``jit``'s samples: every op sample of the five ops, its function jitted (parameters
+    static), so each check runs through the call primitive's rules and the generated code."""
+    from minigrad.staging import jit
+
+    found = []
+    for op in OPS:
+        for r in op_records()[op]:
+            assert r.fun is not None
+            fun = jit(r.fun, static_argnames=tuple(r.params))
+            record = OpRecord(jit_p, f"{op}:{r.variant}", r.make, r.reference, r.params, r.diff,
+                              r.linear, r.batchable, r.dtypes, r.out_dtype, fun, r.argnames)
+            found += record.samples()
+    return found
+
+
 def samples_for(name: str) -> list[Sample]:
     """Every sample of the primitive ``name``: the samples of its records here and, for the
-    five ops, their op samples."""
+    five ops, their op samples; for ``jit``, the op samples jitted."""
     found = [s for r in RECORDS if r.prim.name == name for s in r.samples()]
     if name in OPS:
         found += op_samples(name)
+    if name == "jit":
+        found += jit_samples()
     return found

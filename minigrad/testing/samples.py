@@ -454,10 +454,11 @@ def op_samples(op: str) -> list[Sample]:
 
 
 def primitives() -> dict[str, Primitive]:
-    """Every primitive defined in a module of ``minigrad.ops``, by name."""
+    """Every primitive defined in a module of ``minigrad.ops``, and ``jit``, by name."""
     import minigrad.ops
+    from minigrad.staging import jit_p
 
-    found: dict[str, Primitive] = {}
+    found: dict[str, Primitive] = {"jit": jit_p}
     for info in sorted(pkgutil.iter_modules(minigrad.ops.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"minigrad.ops.{info.name}")
         for value in vars(module).values():

@@ -1,0 +1,10 @@
+"""Staging: ``jit`` (trace once, optimize, run generated NumPy code), above the transforms.
+
+``call.py`` holds the ``jit`` primitive and its rules, ``passes/`` the optimizations,
+``executor.py`` the code generator, ``api.py`` the user's ``jit`` and its cache.
+"""
+
+from minigrad.staging.api import Jitted, Lowered, jit
+from minigrad.staging.call import jit_p
+
+__all__ = ["Jitted", "Lowered", "jit", "jit_p"]

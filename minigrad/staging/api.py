@@ -1,0 +1,214 @@
+"""``jit``: trace once per signature, run the compiled program on every later call.
+
+The signature is the pytree structure of the dynamic arguments, each leaf's shape and dtype,
+and the values of the static arguments (hashable: they are part of the key). On a miss the
+function is traced to a program (Python side effects run then, and only then); the call itself
+is one ``jit`` equation, so every transform applies to it (its rules are in ``call.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from minigrad.api_util import Paths, as_operands, as_output, call_paths, check_callable
+from minigrad.core import Tracer, get_aval
+from minigrad.jaxpr import ClosedJaxpr, Jaxpr
+from minigrad.staging.call import jit_p, trace_program
+from minigrad.staging.executor import Compiled, compiled
+from minigrad.tree import PyTreeDef, tree_flatten, tree_unflatten
+
+
+def _int_tuple(what: str, value: Any) -> tuple[int, ...]:
+    items = (value,) if isinstance(value, int) else tuple(value)
+    if any(not isinstance(i, int) or isinstance(i, bool) for i in items):
+        raise TypeError(f"jit: {what} must be an int or a sequence of ints; got {value!r}")
+    return items
+
+
+def _str_tuple(what: str, value: Any) -> tuple[str, ...]:
+    items = (value,) if isinstance(value, str) else tuple(value)
+    if any(not isinstance(i, str) for i in items):
+        raise TypeError(f"jit: {what} must be a str or a sequence of strs; got {value!r}")
+    return items
+
+
+class Entry:
+    """A cached trace: the program, and how to rebuild the output tree."""
+
+    __slots__ = ("program", "out_tree", "fn", "donate")
+
+    def __init__(self, program: ClosedJaxpr, out_tree: PyTreeDef, donate: tuple[int, ...]):
+        self.program, self.out_tree, self.donate = program, out_tree, donate
+        self.fn: Callable[..., list] | None = None  # compiled on first use
+
+
+class Jitted:
+    """A jitted function: call it, or ``lower`` it to read its program and generated code."""
+
+    def __init__(self, fun: Callable[..., Any], static_argnums: tuple[int, ...],
+                 static_argnames: tuple[str, ...], donate_argnums: tuple[int, ...]):
+        self.fun = fun
+        self.static_argnums, self.static_argnames = static_argnums, static_argnames
+        self.donate_argnums = donate_argnums
+        self.cache: dict[Any, Entry] = {}
+        self.traces = 0  # how many times fun was traced (a miss of the cache)
+        self.name = getattr(fun, "__name__", type(fun).__name__)
+        if self.name == "<lambda>":
+            self.name = "lambda"
+        functools.update_wrapper(self, fun)  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        return f"jit({self.name})"
+
+    def _split(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple, tuple[int, ...]]:
+        """(dynamic args, dynamic kwargs, the static values, donated positions)."""
+        n = len(args)
+        static = set()
+        for i in self.static_argnums:
+            if -n <= i < n:  # (beyond: passed by name, or left at its default)
+                static.add(i % n)
+        donate = {i % n for i in self.donate_argnums if -n <= i < n}
+        statics: list[Any] = [("arg", i, args[i]) for i in sorted(static)]
+        statics += [("kwarg", k, kwargs[k]) for k in sorted(kwargs) if k in self.static_argnames]
+        for kind, where, value in statics:
+            try:
+                hash(value)
+            except TypeError:
+                label = f"args[{where}]" if kind == "arg" else f"kwargs[{where!r}]"
+                raise TypeError(f"jit({self.name}): the static argument {label} must be "
+                                f"hashable (it is part of the cache key); got a "
+                                f"{type(value).__name__}. Pass a tuple instead of a list, or "
+                                f"make it a dynamic (array) argument") from None
+        dyn = tuple(a for i, a in enumerate(args) if i not in static)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        # donated positions among the dynamic positional arguments
+        positions = [i for i in range(n) if i not in static]
+        donated = tuple(j for j, i in enumerate(positions) if i in donate)
+        return dyn, dyn_kwargs, tuple(statics), donated
+
+    def _entry(self, args: tuple, kwargs: dict) -> tuple[Entry, list[Any], list[Any]]:
+        """The cache entry for this call, its leaves, and any values of outer transforms the
+        traced function closes over (extra operands of the call; such traces are not kept)."""
+        dyn, dyn_kwargs, statics, donated_args = self._split(args, kwargs)
+        leaves, in_tree = tree_flatten((dyn, dyn_kwargs))
+        leaves = as_operands(leaves, f"jit({self.name})", Paths(lambda: call_paths(in_tree)))
+        # donated leaves: every leaf of a donated positional argument
+        donate: tuple[int, ...] = ()
+        if donated_args:
+            counts = [len(tree_flatten(a)[0]) for a in dyn]
+            starts = np.cumsum([0, *counts])
+            donate = tuple(k for j in donated_args for k in range(starts[j], starts[j + 1]))
+        key = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics, donate)
+        entry = self.cache.get(key)
+        if entry is not None:
+            return entry, leaves, []
+        self.traces += 1
+        out_box: list[PyTreeDef] = []
+
+        def flat(*tracers: Any) -> list[Any]:
+            f_args, f_kwargs = tree_unflatten(in_tree, tracers)
+            full = list(f_args)
+            for kind, where, value in statics:  # the static values back in their places
+                if kind == "arg":
+                    full.insert(where, value)
+            f_kwargs = {**f_kwargs, **{w: v for kind, w, v in statics if kind == "kwarg"}}
+            out = self.fun(*full, **f_kwargs)
+            out_leaves, out_tree = tree_flatten(out)
+            out_box.append(out_tree)
+            return [as_output(o, f"jit({self.name})") for o in out_leaves]
+
+        program = trace_program(flat, [get_aval(x) for x in leaves], f"jit({self.name})")
+        # Values of outer transforms the function closed over become leading operands; a
+        # program that holds them belongs to this call only.
+        lifted = [isinstance(c, Tracer) for c in program.consts]
+        closed_over = [c for c, t in zip(program.consts, lifted, strict=True) if t]
+        if closed_over:
+            j = program.jaxpr
+            cv = [v for v, t in zip(j.constvars, lifted, strict=True) if t]
+            program = ClosedJaxpr(
+                Jaxpr([v for v, t in zip(j.constvars, lifted, strict=True) if not t],
+                      cv + j.invars, j.eqns, j.outvars),
+                [c for c, t in zip(program.consts, lifted, strict=True) if not t])
+            donate = tuple(k + len(cv) for k in donate)
+        entry = Entry(program, out_box[0], donate)
+        if not closed_over:
+            self.cache[key] = entry
+        return entry, leaves, closed_over
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        entry, leaves, closed_over = self._entry(args, kwargs)
+        # (A transform's rules make new programs and drop the donation: only a call that
+        # reaches the eval trace with the caller's arrays writes into them.)
+        outs = jit_p.bind(*closed_over, *leaves, jaxpr=entry.program, name=self.name,
+                          donate=entry.donate)
+        return tree_unflatten(entry.out_tree, outs)
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """The program and generated code for arguments like these (values unused)."""
+        entry, _, _ = self._entry(args, kwargs)
+        return Lowered(compiled(entry.program, entry.donate, self.name), entry.program)
+
+
+class Lowered:
+    """What ``jit(f).lower(*args)`` returns: ``jaxpr`` is the optimized program,
+    ``traced`` the program as traced, ``as_text()`` the generated Python source, ``stats``
+    what each pass did."""
+
+    def __init__(self, result: Compiled, traced: ClosedJaxpr):
+        self.jaxpr, self.traced, self.stats = result.program, traced, result.stats
+        self._source = result.source
+
+    def as_text(self) -> str:
+        return self._source
+
+    def __repr__(self) -> str:
+        return f"Lowered(\n{self._source})"
+
+
+def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = ()
+        ) -> Any:
+    """``fun``, traced once per signature and run as compiled NumPy code (usable as
+    ``@jit`` or ``@jit(static_argnums=...)``).
+
+    >>> import minigrad as mg, numpy as np
+    >>> f = mg.jit(lambda x: mg.numpy.sin(x) * 2.0)
+    >>> f(np.zeros(2))
+    array([0., 0.])
+    """
+    static_nums = _int_tuple("static_argnums", static_argnums)
+    static_names = _str_tuple("static_argnames", static_argnames)
+    donate_nums = _int_tuple("donate_argnums", donate_argnums)
+    if set(static_nums) & set(donate_nums):
+        raise ValueError(f"jit: an argument cannot be both static and donated; got "
+                         f"static_argnums={static_nums} and donate_argnums={donate_nums}")
+
+    def wrap(f: Callable[..., Any]) -> Jitted:
+        check_callable("jit", f)
+        nums, names = static_nums, static_names
+        try:  # static_argnums and static_argnames name the same parameters, as in JAX
+            params = list(inspect.signature(f).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        positional = [p.name for p in params
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if params and not any(p.kind == p.VAR_POSITIONAL for p in params):
+            for i in (*nums, *donate_nums):
+                if not -len(positional) <= i < len(positional):
+                    raise ValueError(f"jit: argnums entry {i} is out of range for "
+                                     f"{getattr(f, '__name__', 'fun')}, which takes "
+                                     f"{len(positional)} positional arguments")
+        names = tuple(dict.fromkeys([*names, *(positional[i] for i in nums
+                                               if -len(positional) <= i < len(positional))]))
+        nums = tuple(dict.fromkeys([*nums, *(positional.index(n) for n in names
+                                             if n in positional)]))
+        return Jitted(f, nums, names, donate_nums)
+
+    return wrap if fun is None else wrap(fun)
+
+
+__all__ = ["Jitted", "Lowered", "jit"]

@@ -1,0 +1,152 @@
+"""The executor: an optimized program as straight-line Python source, compiled once.
+
+One line per equation calls the primitive's impl (or its in-place form) directly, with no
+tracing and no binding: the cost of a call is that of the NumPy calls it makes. A ``del`` after
+each equation drops the values whose last use it was, so their memory is freed (or, with
+in-place reuse, written) as soon as nothing reads it. Constants, literals and each equation's
+impl with its parameters reach the code through its namespace, never as text in the source.
+The source is registered with ``linecache``, so a traceback through a jitted call shows the
+generated line that failed.
+
+>>> import minigrad as mg, numpy as np
+>>> f = mg.jit(lambda x: mg.numpy.sin(x) * 2.0)
+>>> print(f.lower(np.ones(3)).as_text())
+def jit_lambda(a):
+    b = sin_0(a)  # b:f64[3] = sin a
+    c = broadcast_in_dim_1(lit_0)  # c:f64[3] = broadcast_in_dim[shape=(3,) broadcast_dimensions=()] 2.0:f64[]
+    d = mul__2(b, c)  # d:f64[3] = mul_ b c
+    del b, c
+    return [d]
+<BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import keyword
+import linecache
+import weakref
+from dataclasses import dataclass
+from functools import partial
+from itertools import count
+from typing import Any, Callable
+
+import numpy as np
+
+from minigrad.jaxpr import ClosedJaxpr, Literal, Var, last_uses, pp_eqn, var_names
+from minigrad.staging.passes import optimize
+from minigrad.staging.passes.inplace import may_alias_caller
+
+
+@dataclass
+class Compiled:
+    """A compiled program: the function, its source, the optimized program and what the
+    passes did (``stats``: equations removed per pass, copies avoided)."""
+
+    fn: Callable[..., list[Any]]
+    source: str
+    program: ClosedJaxpr
+    stats: dict[str, int]
+
+
+_compiled: weakref.WeakKeyDictionary[ClosedJaxpr, dict[tuple, Compiled]] = (
+    weakref.WeakKeyDictionary())
+_serial = count()
+
+
+def compiled(closed: ClosedJaxpr, donate: tuple[int, ...] = (), name: str = "jit"
+             ) -> Compiled:
+    """The compiled form of ``closed`` (made on first use, then cached with the program)."""
+    per_program = _compiled.setdefault(closed, {})
+    result = per_program.get(donate)
+    if result is None:
+        program, stats = optimize(closed, donate)
+        result = per_program[donate] = generate(program, donate, name, stats)
+    return result
+
+
+def executable(closed: ClosedJaxpr, donate: tuple[int, ...] = (), name: str = "jit"
+               ) -> Callable[..., list]:
+    return compiled(closed, donate, name).fn
+
+
+def _identifier(name: str) -> str:
+    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
+    return safe if safe.isidentifier() and not keyword.iskeyword(safe) else "fn_" + safe
+
+
+def generate(closed: ClosedJaxpr, donate: tuple[int, ...], name: str,
+             stats: dict[str, int]) -> Compiled:
+    """Python source for ``closed``, compiled. ``donate``: the inputs it may write into."""
+    jaxpr = closed.jaxpr
+    names = var_names(jaxpr)
+    namespace: dict[str, Any] = {"asarray": np.asarray, "owned": _owned, "unshared": _unshared}
+    literal_names: dict[int, str] = {}
+
+    def var(v: Var) -> str:
+        n = names.get(id(v), "_")
+        return n + "_" if keyword.iskeyword(n) else n  # (names never hold "_" otherwise)
+
+    def atom(a: Any) -> str:
+        if isinstance(a, Literal):
+            if id(a) not in literal_names:
+                literal_names[id(a)] = f"lit_{len(literal_names)}"
+                namespace[literal_names[id(a)]] = a.val
+            return literal_names[id(a)]
+        return var(a)
+
+    for k, (v, c) in enumerate(zip(jaxpr.constvars, closed.consts, strict=True)):
+        names[id(v)] = f"const_{k}"
+        namespace[f"const_{k}"] = c
+    params = [var(v) for v in jaxpr.invars]
+    arguments = {*jaxpr.invars, *jaxpr.constvars}
+    fn_name = _identifier(f"jit_{name}")
+    lines = [f"def {fn_name}({', '.join(params)}):"]
+    for k in donate:  # a donated argument is written only if it is the caller's to give
+        others = "".join(f"{p}, " for j, p in enumerate(params) if j != k)
+        lines.append(f"    {params[k]} = owned({params[k]}, ({others}))")
+    for i, (e, dead) in enumerate(zip(jaxpr.eqns, last_uses(jaxpr), strict=True)):
+        fn = f"{_identifier(e.prim.name)}_{i}"
+        impl = e.prim.impl
+        assert impl is not None, e.prim.name
+        namespace[fn] = partial(impl, **e.params) if e.params else impl
+        call = f"{fn}({', '.join(atom(a) for a in e.inputs)})"
+        if e.prim.multiple_results:
+            line = f"    [{', '.join(var(v) for v in e.outs)}] = {call}"
+        elif e.outs[0].aval.ndim == 0:  # a NumPy reduction returns a scalar, not an array
+            line = f"    {var(e.outs[0])} = asarray({call})"
+        else:
+            line = f"    {var(e.outs[0])} = {call}"
+        if not any(isinstance(p, ClosedJaxpr) for p in e.params.values()):
+            line += f"  # {pp_eqn(e, names)}"
+        lines.append(line)
+        # (arguments stay: the caller holds them anyway, and the results' copies check them)
+        gone = [var(v) for v in dead if id(v) in names and v not in arguments]
+        if gone:
+            lines.append(f"    del {', '.join(gone)}")
+    outs: list[str] = []
+    for a, aliases in zip(jaxpr.outvars, may_alias_caller(closed, donate), strict=True):
+        text = atom(a)
+        if aliases:  # it may be an argument, a constant or a literal: copy it if it is
+            text = f"unshared({text}, ({', '.join(atom(x) for x in aliases)},))"
+        outs.append(text)
+    lines.append(f"    return [{', '.join(outs)}]")
+    source = "\n".join(lines) + "\n"
+    filename = f"<minigrad.jit {name} #{next(_serial)}>"
+    code = compile(source, filename, "exec")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(code, namespace)
+    return Compiled(namespace[fn_name], source, closed, stats)
+
+
+def _owned(x: np.ndarray, others: tuple) -> np.ndarray:
+    """A donated argument, or a copy of it if writing into it would change something else:
+    it is read-only (a broadcast view, say) or shares memory with another argument."""
+    if not x.flags.writeable or any(np.may_share_memory(x, o) for o in others):
+        return x.copy()
+    return x
+
+
+def _unshared(x: np.ndarray, others: tuple) -> np.ndarray:
+    if any(np.may_share_memory(x, o) for o in others):
+        return x.copy()
+    return x
