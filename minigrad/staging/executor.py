@@ -9,15 +9,20 @@ The source is registered with ``linecache``, so a traceback through a jitted cal
 generated line that failed.
 
 >>> import minigrad as mg, numpy as np
->>> f = mg.jit(lambda x: mg.numpy.sin(x) * 2.0)
->>> print(f.lower(np.ones(3)).as_text())
-def jit_lambda(a):
-    b = sin_0(a)  # b:f64[3] = sin a
-    c = broadcast_in_dim_1(lit_0)  # c:f64[3] = broadcast_in_dim[shape=(3,) broadcast_dimensions=()] 2.0:f64[]
-    d = mul__2(b, c)  # d:f64[3] = mul_ b c
-    del b, c
-    return [d]
+>>> f = mg.jit(lambda x, i: mg.index_add(mg.numpy.sin(x) * x, 0, i, x[:2]))
+>>> print(f.lower(np.ones(3), np.array([0, 0])).as_text())
+def jit_lambda(a, b):
+    c = sin_0(a)  # c:f64[3] = sin a
+    d = mul__1(c, a)  # d:f64[3] = mul_ c a
+    del c
+    e = slice_2(a)  # e:f64[2] = slice[start_indices=(0,) limit_indices=(2,) strides=(1,)] a
+    f = index_add__3(d, b, e)  # f:f64[3] = index_add_[dim=0 alpha=1.0] d b e
+    del d, e
+    return [f]
 <BLANKLINE>
+
+``sin``'s result is written by ``mul_`` (nothing reads it afterwards), and that by
+``index_add_``; the argument ``a`` is never written.
 """
 
 from __future__ import annotations
