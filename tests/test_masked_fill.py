@@ -357,22 +357,32 @@ def test_large_inputs_match_np_where_bit_for_bit(dtype, value):
 
 
 @given(st.integers(0, 10**6), st.sampled_from([np.float64, np.float32, np.int32, np.int8]),
-       st.floats(0, 1))
-def test_zero_fill_by_bits_equals_where(seed, dtype, p):
-    # The fast formulation of the impl against its semantics, np.where(mask, 0, x): -0.0, inf
-    # and nan included.
-    from minigrad.ops.masked_fill import zero_fill_by_bits, zero_fill_by_bits_pays
+       st.floats(0, 1), st.sampled_from(["zero", "one", "-0.0", "nan"]), st.booleans())
+def test_fill_by_bits_equals_where(seed, dtype, p, value, inplace):
+    # The fast formulation of the impl against its semantics, np.where(mask, value, x): -0.0,
+    # inf and nan included, in a new array or in place.
+    from minigrad.ops.masked_fill import fill_by_bits, fill_by_bits_pays
 
     rng = np.random.default_rng(seed)
     x = (rng.standard_normal((7, 5)) * 100).astype(dtype)
     if np.dtype(dtype).kind == "f":
         x.flat[:3] = [-0.0, np.inf, np.nan]
     mask = rng.random((7, 5)) < p
+    v = {"zero": 0, "one": 1, "-0.0": -0.0, "nan": np.nan}[value]
+    if np.dtype(dtype).kind != "f" and value in ("-0.0", "nan"):
+        v = -3
+    fill = np.asarray(v, dtype)
+    expected = np.where(mask, fill, x)
+    given_x = x.copy()
+    out = fill_by_bits(given_x, mask, fill, inplace)
+    assert out.tobytes() == expected.tobytes()  # bit for bit: -0.0 and nan payloads too
+    assert (out is given_x) == inplace
+    if not inplace:
+        assert given_x.tobytes() == x.tobytes()  # x is never written
     zero = np.zeros((), dtype)
-    out = zero_fill_by_bits(x, mask)
-    np.testing.assert_array_equal(out, np.where(mask, zero, x))
-    assert np.array_equal(np.signbit(out), np.signbit(np.where(mask, zero, x)))
-    assert zero_fill_by_bits_pays(np.zeros(32768, dtype), zero)
-    assert not zero_fill_by_bits_pays(np.zeros(32768, dtype), np.ones((), dtype))
+    assert fill_by_bits_pays(np.zeros(32768, dtype), zero)
+    assert not fill_by_bits_pays(np.zeros(32768, dtype), np.ones((), dtype))
+    assert fill_by_bits_pays(np.zeros(32768, dtype), np.ones((), dtype), inplace=True)
+    assert not fill_by_bits_pays(np.zeros(100, dtype), zero, inplace=True)
     if np.dtype(dtype).kind == "f":  # -0.0 is not +0.0's bit pattern: np.where fills it
-        assert not zero_fill_by_bits_pays(np.zeros(32768, dtype), np.asarray(-0.0, dtype))
+        assert not fill_by_bits_pays(np.zeros(32768, dtype), np.asarray(-0.0, dtype))

@@ -52,34 +52,45 @@ def masked_fill_into(x: np.ndarray, mask: np.ndarray, value: np.ndarray,
                      inplace: bool = False) -> np.ndarray:
     """masked_fill's result: a new array, or with ``inplace`` ``x`` itself, updated (jit's
     in-place reuse of a buffer nothing reads afterwards)."""
-    if not zero_fill_by_bits_pays(x, value):
+    if not fill_by_bits_pays(x, value, inplace):
         if inplace:
             np.copyto(x, value, where=mask)
             return x
         return np.where(mask, value, x)  # the semantics; a new array: x is never written
-    return zero_fill_by_bits(x, mask, inplace)
+    return fill_by_bits(x, mask, value, inplace)
 
 
-# --- speed: filling with +0 is an AND of x's bit pattern with all ones or all zeros, exact for
-# every value and branch-free where np.where mispredicts on an irregular mask (measured in
-# benchmarks/masked_fill_impls.py: 2.5-4x faster from ~100k elements at 30% true; np.where wins
-# below ~32k, and for a nonzero value at every size). The transposes fill with 0: on the
-# benchmark workload the plain impl alone costs +4.2% of vmap(grad)'s instructions at B=16 and
-# +10.5% at B=256. tests/test_masked_fill.py checks that both formulations agree.
-def zero_fill_by_bits_pays(x: np.ndarray, value: np.ndarray) -> bool:
-    return (x.size >= 32768 and x.dtype.itemsize in (1, 2, 4, 8)
-            and not np.asarray(value, x.dtype).view(f"i{x.dtype.itemsize}").any())  # +0.0 only
+# --- speed: a fill is a selection of bit patterns, x's where mask is false, value's where it
+# is true: an AND with all ones or all zeros, exact for every value and branch-free where
+# np.where (and np.copyto's where=) mispredicts on an irregular mask. Measured in
+# benchmarks/masked_fill_impls.py: filling with +0, 2.5-4x faster than np.where from ~100k
+# elements at 30% true, np.where winning below ~32k and for a nonzero value (which takes two
+# more passes) when a new array is made anyway. In place, np.copyto(where=) costs ~4.2 ns per
+# element at 30% true (32k elements) against 0.85 for the AND and 1.5 with a nonzero value. The
+# transposes fill with 0: on the benchmark workload the plain impl alone costs +4.2% of
+# vmap(grad)'s instructions at B=16 and +10.5% at B=256. tests/test_masked_fill.py checks that
+# both formulations agree.
+def fill_by_bits_pays(x: np.ndarray, value: np.ndarray, inplace: bool = False) -> bool:
+    if x.size < 32768 or x.dtype.itemsize not in (1, 2, 4, 8):
+        return False
+    return inplace or not np.asarray(value, x.dtype).view(f"i{x.dtype.itemsize}").any()
 
 
-def zero_fill_by_bits(x: np.ndarray, mask: np.ndarray, inplace: bool = False) -> np.ndarray:
-    """``np.where(mask, 0, x)`` by bits: a new array (``x`` is never written), or ``x``
+def fill_by_bits(x: np.ndarray, mask: np.ndarray, value: np.ndarray, inplace: bool = False
+                 ) -> np.ndarray:
+    """``np.where(mask, value, x)`` by bits: a new array (``x`` is never written), or ``x``
     itself with ``inplace``."""
     bits = np.dtype(f"i{x.dtype.itemsize}")
     keep = np.subtract(mask, 1, dtype=bits)  # 0 where mask is true, else all ones
-    if inplace:
-        np.bitwise_and(x.view(bits), keep, out=x.view(bits))
-        return x
-    return np.bitwise_and(keep, x.view(bits), out=keep).view(x.dtype)
+    fill = np.asarray(value, x.dtype).view(bits)
+    taken = np.invert(keep) if fill and not inplace else None  # (keep is about to be written)
+    out = x.view(bits) if inplace else keep
+    np.bitwise_and(keep, x.view(bits), out=out)
+    if fill:  # value's bits where mask is true: OR in (~keep & fill)
+        if taken is None:
+            taken = np.invert(keep, out=keep)
+        np.bitwise_or(out, np.bitwise_and(taken, fill, out=taken), out=out)
+    return x if inplace else out.view(x.dtype)
 
 
 @masked_fill_p.def_abstract_eval

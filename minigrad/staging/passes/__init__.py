@@ -1,7 +1,8 @@
 """Optimization passes: each a pure function from a program to an equivalent one.
 
-``optimize`` runs them in order: inlining (so nested calls are seen through), dead-code
-elimination, and last in-place reuse, which changes no value but which buffer holds it.
+``optimize`` runs them in order: inlining (so nested calls are seen through), broadcast
+operands (NumPy broadcasts them itself), dead-code elimination, and last in-place reuse, which
+changes no value but which buffer holds it.
 """
 
 from __future__ import annotations
@@ -9,11 +10,13 @@ from __future__ import annotations
 from typing import Callable
 
 from minigrad.jaxpr import ClosedJaxpr, dce_closed
+from minigrad.staging.passes.broadcasts import broadcast_operands
 from minigrad.staging.passes.inline import inline_calls
 from minigrad.staging.passes.inplace import inplace
 
 PASSES: list[tuple[str, Callable[[ClosedJaxpr], ClosedJaxpr]]] = [
     ("inline", inline_calls),
+    ("broadcasts", broadcast_operands),
     ("dce", dce_closed),
 ]
 
@@ -31,4 +34,4 @@ def optimize(closed: ClosedJaxpr, donate: tuple[int, ...] = ()
     return closed, stats
 
 
-__all__ = ["PASSES", "inline_calls", "inplace", "optimize"]
+__all__ = ["PASSES", "broadcast_operands", "inline_calls", "inplace", "optimize"]

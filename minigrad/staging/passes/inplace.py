@@ -141,6 +141,8 @@ def inplace(closed: ClosedJaxpr, donate: tuple[int, ...] = ()) -> tuple[ClosedJa
     eqns: list[Eqn] = []
     avoided = 0
     for i, e in enumerate(jaxpr.eqns):
+        if e.prim in _COMMUTATIVE and _swap_pays(e, writable):  # write into the other operand
+            e = Eqn(e.prim, [e.inputs[1], e.inputs[0]], e.params, e.outs)
         x = e.inputs[0] if e.inputs else None
         form = inplace_form(e.prim) if isinstance(x, Var) and x in writable else None
         if form is not None and _can_write(storage, x, e, i, last, outputs):  # type: ignore[arg-type]
@@ -165,6 +167,17 @@ def inplace(closed: ClosedJaxpr, donate: tuple[int, ...] = ()) -> tuple[ClosedJa
         eqns.append(e)
     out = Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, jaxpr.outvars)
     return ClosedJaxpr(out, closed.consts, closed.in_tree, closed.out_tree), avoided
+
+
+# a + b and a * b are b + a and b * a bit for bit (IEEE 754 addition and multiplication
+# commute), so either operand may receive the result.
+_COMMUTATIVE = {elementwise.add_p, elementwise.mul_p}
+
+
+def _swap_pays(e: Eqn, writable: set[Var]) -> bool:
+    a, b = e.inputs
+    return (not (isinstance(a, Var) and a in writable and a.aval == e.outs[0].aval)
+            and isinstance(b, Var) and b in writable and b.aval == e.outs[0].aval)
 
 
 def _can_write(storage: Storage, x: Var, e: Eqn, i: int, last: dict[Var, int],
