@@ -6,5 +6,6 @@
 
 from minigrad.staging.api import Jitted, Lowered, jit
 from minigrad.staging.call import jit_p
+from minigrad.staging.passes.inplace import declare_fresh, declare_inplace
 
-__all__ = ["Jitted", "Lowered", "jit", "jit_p"]
+__all__ = ["Jitted", "Lowered", "declare_fresh", "declare_inplace", "jit", "jit_p"]

@@ -42,12 +42,12 @@ from minigrad.ops import (
 
 # Primitives whose impl returns a new array that owns its memory (tests/test_staging.py checks
 # it on every sample): every ufunc primitive, and these.
-_FRESH_NAMED = [
+_FRESH_NAMED = {
     index_add.index_add_p, index_add.index_select_p, index_copy.index_copy_p,
     index_fill.index_fill_p, masked_fill.masked_fill_p, masked_scatter.masked_scatter_p,
     masked_scatter.masked_gather_p, elementwise.dot_p, structural.concatenate_p,
     structural.cumsum_p, structural.pad_p, elementwise.select_p,
-]
+}
 # Primitives whose impl returns operand 0, a view of it, or a new array: writable when
 # operand 0 is.
 VIEWS = {structural.reshape_p, structural.transpose_p, structural.squeeze_p,
@@ -61,6 +61,19 @@ _INTO: dict[Primitive, Callable[..., Any]] = {
     masked_fill.masked_fill_p: partial(masked_fill.masked_fill_into, inplace=True),
     masked_scatter.masked_scatter_p: partial(masked_scatter.masked_scatter_into, inplace=True),
 }
+
+
+def declare_fresh(prim: Primitive) -> None:
+    """Tell in-place reuse that ``prim``'s impl always returns a new array owning its memory
+    (a copy, say), so a later equation may write into its result when nothing else reads it."""
+    _FRESH_NAMED.add(prim)
+
+
+def declare_inplace(prim: Primitive, into: Callable[..., Any]) -> None:
+    """Give ``prim`` an in-place form: ``into(x, *rest, **params)`` computes ``prim``'s result
+    into its first operand ``x`` and returns ``x``."""
+    _INTO[prim] = into
+    _inplace_forms.pop(prim, None)
 
 
 def is_fresh(prim: Primitive) -> bool:
