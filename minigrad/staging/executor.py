@@ -27,17 +27,17 @@ def jit_lambda(a, b):
 
 from __future__ import annotations
 
+import hashlib
 import keyword
 import linecache
 import weakref
 from dataclasses import dataclass
 from functools import partial
-from itertools import count
 from typing import Any, Callable
 
 import numpy as np
 
-from minigrad.jaxpr import ClosedJaxpr, Literal, Var, last_uses, pp_eqn, var_names
+from minigrad.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, last_uses, pp_eqn, var_names
 from minigrad.staging.passes import optimize
 from minigrad.staging.passes.inplace import may_alias_caller
 
@@ -55,7 +55,6 @@ class Compiled:
 
 _compiled: weakref.WeakKeyDictionary[ClosedJaxpr, dict[tuple, Compiled]] = (
     weakref.WeakKeyDictionary())
-_serial = count()
 
 
 def compiled(closed: ClosedJaxpr, donate: tuple[int, ...] = (), name: str = "jit"
@@ -83,7 +82,8 @@ def generate(closed: ClosedJaxpr, donate: tuple[int, ...], name: str,
              stats: dict[str, int]) -> Compiled:
     """Python source for ``closed``, compiled. ``donate``: the inputs it may write into."""
     jaxpr = closed.jaxpr
-    names = var_names(jaxpr)
+    # letters for the arguments and results; the constants are named const_0, const_1, ...
+    names = var_names(Jaxpr([], jaxpr.invars, jaxpr.eqns, jaxpr.outvars))
     namespace: dict[str, Any] = {"asarray": np.asarray, "owned": _owned, "unshared": _unshared}
     literal_names: dict[int, str] = {}
 
@@ -136,7 +136,8 @@ def generate(closed: ClosedJaxpr, donate: tuple[int, ...], name: str,
         outs.append(text)
     lines.append(f"    return [{', '.join(outs)}]")
     source = "\n".join(lines) + "\n"
-    filename = f"<minigrad.jit {name} #{next(_serial)}>"
+    # named by its text: the same program always has the same name, two programs never
+    filename = f"<minigrad.jit {name} {hashlib.sha1(source.encode()).hexdigest()[:8]}>"
     code = compile(source, filename, "exec")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(code, namespace)

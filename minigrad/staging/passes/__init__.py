@@ -1,7 +1,8 @@
 """Optimization passes: each a pure function from a program to an equivalent one.
 
-``optimize`` runs them in order: inlining (so nested calls are seen through), broadcast
-operands (NumPy broadcasts them itself), dead-code elimination, and last in-place reuse, which
+``optimize`` runs them in order: inlining (so nested calls are seen through), algebraic
+simplification, broadcast operands (NumPy broadcasts them itself), constant folding,
+common-subexpression elimination, dead-code elimination, and last in-place reuse, which
 changes no value but which buffer holds it.
 """
 
@@ -11,12 +12,18 @@ from typing import Callable
 
 from minigrad.jaxpr import ClosedJaxpr, dce_closed
 from minigrad.staging.passes.broadcasts import broadcast_operands
+from minigrad.staging.passes.cse import cse
+from minigrad.staging.passes.fold import fold_constants
 from minigrad.staging.passes.inline import inline_calls
 from minigrad.staging.passes.inplace import inplace
+from minigrad.staging.passes.simplify import simplify
 
 PASSES: list[tuple[str, Callable[[ClosedJaxpr], ClosedJaxpr]]] = [
     ("inline", inline_calls),
+    ("simplify", simplify),
     ("broadcasts", broadcast_operands),
+    ("fold", fold_constants),
+    ("cse", cse),
     ("dce", dce_closed),
 ]
 
@@ -34,4 +41,5 @@ def optimize(closed: ClosedJaxpr, donate: tuple[int, ...] = ()
     return closed, stats
 
 
-__all__ = ["PASSES", "broadcast_operands", "inline_calls", "inplace", "optimize"]
+__all__ = ["PASSES", "broadcast_operands", "cse", "fold_constants", "inline_calls", "inplace",
+           "optimize", "simplify"]
