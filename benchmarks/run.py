@@ -65,9 +65,9 @@ import minigrad as mg  # noqa: E402
 from minigrad import numpy as mnp  # noqa: E402
 
 BATCHES = (1, 16, 256, 1024)
-# Section 6 compares this checkout with main as it was before the current trace became a
-# context variable (issue 16).
-BASELINE = "babc77a"
+# Section 6 compares this checkout with main as it was before jit (issue 13): the IR's
+# equations with several results put a test in every trace's process_primitive.
+BASELINE = "59d593e"
 CHAIN_NS = (100, 200, 400, 800, 1600, 3200)
 
 
@@ -154,6 +154,7 @@ def median_time(fn: Callable[[], Any], repeats: int, target: float = 0.02) -> fl
 def per_example_section(batches: tuple[int, ...], repeats: int) -> dict[int, dict[str, float]]:
     results: dict[int, dict[str, float]] = {}
     vg, loop = wl.minigrad_vmap_grad(), wl.minigrad_loop_grad()
+    jvg = mg.jit(wl.minigrad_vmap_grad())
     tg = wl.torch_vmap_grad() if torch is not None else None
     jg = wl.jax_vmap_grad(jit=False) if jax is not None else None
     jj = wl.jax_vmap_grad(jit=True) if jax is not None else None
@@ -163,6 +164,7 @@ def per_example_section(batches: tuple[int, ...], repeats: int) -> dict[int, dic
         fns: dict[str, Callable[[], Any]] = {
             "floor (NumPy by hand)": lambda a=args: wl.floor_grads(*a),
             "minigrad vmap(grad)": lambda a=args: vg(*a),
+            "minigrad jit(vmap(grad))": lambda a=args: jvg(*a),
             "minigrad loop of grad": lambda a=args: loop(*a),
         }
         if tg is not None:
@@ -187,6 +189,9 @@ def per_example_section(batches: tuple[int, ...], repeats: int) -> dict[int, dic
         if "torch.func vmap(grad)" in fns:
             results[b]["minigrad vmap(grad) / torch.func"] = paired_ratio(
                 samples["minigrad vmap(grad)"], samples["torch.func vmap(grad)"])
+        if "jax jit(vmap(grad))" in fns:
+            results[b]["minigrad jit(vmap(grad)) / jax jit(vmap(grad))"] = paired_ratio(
+                samples["minigrad jit(vmap(grad))"], samples["jax jit(vmap(grad))"])
         line = "  ".join(f"{k} {v * 1e3:.3f} ms" for k, v in results[b].items() if k in fns)
         print(f"  B={b}: {line}", flush=True)
     return results
@@ -464,15 +469,56 @@ def peak_bytes(fn: Callable[[], Any]) -> int:
     return peak - base
 
 
-def memory_section(batches: tuple[int, ...]) -> dict[int, tuple[int, int]]:
-    vg = wl.minigrad_vmap_grad()
+def memory_section(batches: tuple[int, ...]) -> dict[int, tuple[int, int, int]]:
+    vg, jvg = wl.minigrad_vmap_grad(), mg.jit(wl.minigrad_vmap_grad())
     out = {}
     for b in batches:
         args = wl.args_of(wl.make_inputs(b))
-        out[b] = (peak_bytes(lambda a=args: vg(*a)), peak_bytes(lambda a=args: wl.floor_grads(*a)))
-        print(f"  B={b}: minigrad {out[b][0] / 2**20:.2f} MiB, floor {out[b][1] / 2**20:.2f} MiB",
-              flush=True)
+        out[b] = (peak_bytes(lambda a=args: vg(*a)), peak_bytes(lambda a=args: jvg(*a)),
+                  peak_bytes(lambda a=args: wl.floor_grads(*a)))
+        print(f"  B={b}: minigrad {out[b][0] / 2**20:.2f} MiB, jit {out[b][1] / 2**20:.2f} MiB, "
+              f"floor {out[b][2] / 2**20:.2f} MiB", flush=True)
     return out
+
+
+# --------------------------------------------------------------------------- 7. jit
+
+
+def jit_section(repeats: int) -> dict[str, Any]:
+    """What jit costs beside what it saves: the first call (trace, passes, code generation;
+    then the first run) on the workload, the cost of a call that hits the cache, on a
+    one-primitive function, over its impl, and what the passes did to the workload's
+    program."""
+    first: dict[int, dict[str, float]] = {}
+    for b in (1, 16, 256):
+        args = wl.args_of(wl.make_inputs(b))
+        lowers, firsts = [], []
+        for _ in range(max(5, repeats // 2)):
+            fn = mg.jit(wl.minigrad_vmap_grad())
+            start = time.perf_counter()
+            fn.lower(*args)
+            lowers.append(time.perf_counter() - start)
+            fn = mg.jit(wl.minigrad_vmap_grad())
+            start = time.perf_counter()
+            fn(*args)
+            firsts.append(time.perf_counter() - start)
+        first[b] = {"lower": float(np.median(lowers)), "first call": float(np.median(firsts))}
+        print(f"  B={b}: trace + passes + codegen {first[b]['lower'] * 1e3:.2f} ms, whole first "
+              f"call {first[b]['first call'] * 1e3:.2f} ms", flush=True)
+    x = np.random.default_rng(0).standard_normal((8, 4))
+    one = mg.jit(lambda v: mnp.sin(v))
+    one(x)
+    samples = interleaved_samples({"jit": lambda: one(x), "impl": lambda: np.sin(x)}, 31,
+                                  target=0.02)
+    hit = {"min": min(samples["jit"]) - min(samples["impl"]),
+           "median": float(np.median(np.subtract(samples["jit"], samples["impl"])))}
+    print(f"  cache hit over the impl: {hit['min'] * 1e6:.2f} us (min), "
+          f"{hit['median'] * 1e6:.2f} us (median)", flush=True)
+    lowered = mg.jit(wl.minigrad_vmap_grad()).lower(*wl.args_of(wl.make_inputs(16)))
+    passes = {"traced": len(lowered.traced.eqns), "run": len(lowered.jaxpr.eqns),
+              **lowered.stats}
+    print(f"  workload program: {passes}", flush=True)
+    return {"first": first, "hit": hit, "passes": passes}
 
 
 # --------------------------------------------------------------------------- 6. baseline
@@ -660,7 +706,7 @@ def plot(res: dict[int, dict[str, float]], path: Path) -> str:
 
 def targets_table(res: dict[int, dict[str, float]], eager: dict[str, dict[str, float]],
                   big: dict[str, float], trace: dict[str, dict[int, float]],
-                  base: dict[str, Any] | None) -> str:
+                  base: dict[str, Any] | None, jit: dict[str, Any] | None = None) -> str:
     """Issues 7, 4 and 16's speed targets, each with the measurement that decides it."""
     def verdict(ok: bool) -> str:
         return "holds" if ok else "does not hold"
@@ -688,11 +734,40 @@ def targets_table(res: dict[int, dict[str, float]], eager: dict[str, dict[str, f
         growth = (by_n[keys[-1]] / keys[-1]) / (by_n[keys[0]] / keys[0])
         rows.append([f"{name} cost linear in N (time per primitive, N={keys[-1]} over "
                      f"N={keys[0]})", f"{growth:.2f}", verdict(growth <= 1.5)])
+    jit_name = "minigrad jit(vmap(grad))"
+    if jit_name in next(iter(res.values())):
+        jax_ratio = f"{jit_name} / jax jit(vmap(grad))"
+        if 1 in res and jax_ratio in res[1]:
+            r = res[1][jax_ratio]
+            rows.append(["jit(vmap(grad)) faster than JAX's jit(vmap(grad)) at B=1", f"{r:.2f}x",
+                         verdict(r < 1.0)])
+        for b, limit in ((16, 1.1), (256, 0.9), (1024, 0.9)):
+            if b in res:
+                r = res[b][f"{jit_name} / floor"]
+                rows.append([f"jit(vmap(grad)) <= {limit}x the floor at B={b}", f"{r:.2f}x",
+                             verdict(r <= limit)])
+    if jit is not None:
+        worst = max(v["lower"] for v in jit["first"].values())
+        rows.append(["jit's first call on the workload: trace, passes, codegen <= 10 ms (worst B)",
+                     f"{worst * 1e3:.2f} ms", verdict(worst <= 0.010)])
+        d = jit["hit"]["min"] * 1e6
+        rows.append(["jit cache hit, one primitive, over its impl <= 10 us (min; median)",
+                     f"{d:+.2f} us ({jit['hit']['median'] * 1e6:+.2f})", verdict(d <= 10)])
     if base is not None:
         d = bind_overhead_change(base) * 1e6
         rows.append([f"eager bind <= 0.2 us dearer than at {base['rev']}", f"{d:+.3f} us",
                      verdict(d <= 0.2)])
     return md_table(["target", "measured", ""], rows)
+
+
+def fusion_text(res: dict[int, dict[str, float]]) -> str:
+    """The page's sentence on how far JAX's fused jit is ahead at large B."""
+    key = "minigrad jit(vmap(grad)) / jax jit(vmap(grad))"
+    got = {b: r[key] for b, r in res.items() if key in r}
+    if not got:
+        return "jax was not installed for this run: no comparison with its jit."
+    return ("Against JAX's `jit(vmap(grad))` in this run, minigrad's jitted call took "
+            + ", ".join(f"{r:.2f}x its time at B={b}" for b, r in got.items()) + ".")
 
 
 def b1_ratio(res: dict[int, dict[str, float]]) -> str:
@@ -735,6 +810,8 @@ def main() -> None:
     mem = memory_section(tuple(b for b in batches if b >= 16))
     print("\n5. fixed cost at B=1", flush=True)
     fixed = fixed_cost_section(repeats)
+    print("\n7. jit", flush=True)
+    jit = jit_section(repeats)
     print(f"\n6. against revision {opts.baseline}", flush=True)
     base = baseline_section(opts.baseline, max(6, repeats // 2 * 2))
 
@@ -767,9 +844,25 @@ def main() -> None:
         trace_rows.append([name] + [fmt_ms(by_n[n]) for n in keys]
                           + [" ".join(f"{r:.2f}" for r in ratios)])
     trace_md = md_table(["ms"] + [f"N={n}" for n in ns] + ["t(2N)/t(N)"], trace_rows)
-    mem_md = md_table(["B", "minigrad vmap(grad) MiB", "floor MiB", "ratio"],
-                      [[str(b), f"{m / 2**20:.2f}", f"{f / 2**20:.2f}", f"{m / f:.2f}"]
-                       for b, (m, f) in mem.items()])
+    mem_md = md_table(["B", "minigrad vmap(grad) MiB", "minigrad jit(vmap(grad)) MiB",
+                       "floor MiB", "vmap(grad) / floor", "jit / floor"],
+                      [[str(b), f"{m / 2**20:.2f}", f"{j / 2**20:.2f}", f"{f / 2**20:.2f}",
+                        f"{m / f:.2f}", f"{j / f:.2f}"] for b, (m, j, f) in mem.items()])
+    jit_md = md_table(["B", "trace + passes + codegen (ms)", "whole first call (ms)"],
+                      [[str(b), f"{v['lower'] * 1e3:.2f}", f"{v['first call'] * 1e3:.2f}"]
+                       for b, v in jit["first"].items()])
+    p = jit["passes"]
+    passes_md = md_table(["the workload's program at B=16", "equations"], [
+        ["traced (jit of vmap(grad(f)))", str(p["traced"])],
+        *[[f"removed by {k}" if k != "inline" else "added by inlining", str(p[k])]
+          for k in ("inline", "simplify", "broadcasts", "fold", "cse", "dce")],
+        ["run", str(p["run"])],
+        ["of which in place (copies avoided)", str(p["inplace"])],
+    ])
+    hit_md = (f"A call that hits the cache, of a one-primitive function (`sin` of an (8, 4) "
+              f"array), costs {jit['hit']['min'] * 1e6:.2f} us more than the impl alone "
+              f"(fastest of 31 interleaved rounds; median of the differences "
+              f"{jit['hit']['median'] * 1e6:.2f} us).")
 
     print("\nper-example gradients\n" + times_md + "\n\n" + ratios_md)
     print("\neager overhead\n" + eager_md + "\n\n" + big_md)
@@ -784,7 +877,7 @@ def main() -> None:
         ["one primitive through vmap(grad), on a (3, 4) batch (us)",
          f"{fixed['per_primitive'] * 1e6:.1f}"],
     ])
-    targets_md = targets_table(res, eager, big, trace, base)
+    targets_md = targets_table(res, eager, big, trace, base, jit)
     if base is None:
         base_md = f"Revision {opts.baseline} is not in this clone: no comparison."
     else:
@@ -807,6 +900,7 @@ def main() -> None:
         machine=md_table(["", ""], [[k, v] for k, v in info]), times=times_md,
         ratios=ratios_md, plot=image, eager=eager_md, big=big_md, trace=trace_md, mem=mem_md,
         fixed=fixed_md, baseline=base_md, targets=targets_md, b1=b1_ratio(res),
+        jit_first=jit_md, jit_passes=passes_md, jit_hit=hit_md, jit_fusion=fusion_text(res),
         date=time.strftime("%Y-%m-%d"), repeats=repeats)
     (docs / "benchmarks.md").write_text(page)
     print(f"\nwrote {docs / 'benchmarks.md'}")
@@ -889,6 +983,27 @@ reports its buffers to it).
 
 {mem}
 
+## jit
+
+`mg.jit(vmap(grad(f)))` traces the workload once per shape, optimizes the program and runs it
+as generated NumPy code ([jit](jit.md)); its rows are in the tables above, interleaved with
+the others in the same rounds. What the first call costs:
+
+{jit_first}
+
+{jit_hit}
+
+What the passes did to the workload's program:
+
+{jit_passes}
+
+{jit_fusion} At small B the difference is per-call overhead, where minigrad's generated code
+makes one Python call per equation and JAX one call to compiled code. At large B every
+equation is a pass over memory in NumPy, where XLA fuses chains of elementwise work (the
+tanh, its derivative, the masks) into single loops: that, not the interpreter, is the gap
+left, and pure NumPy cannot close it. In-place reuse saves allocations (the memory table: the
+jitted program's peak is below the eager one's) but not passes.
+
 ## What made it fast
 
 Measured with this script and profiled with cProfile and pyinstrument; each change is in the
@@ -943,19 +1058,19 @@ about a hundred primitives through three interpreters plus the plumbing of a tri
 (below), each a handful of Python calls, and a profile shows no single part above a few
 percent: the margin at B=1 is thin, and on this shared machine single ratios there move by
 about 15% from run to run. (JAX's own eager `vmap(grad)`, the same design of interpreters, is
-many times slower at B=1.) Going much further would change what minigrad is: rules written in
-a compiled language, or caching the traced jaxpr per argument shape (JAX's `jit`), which would
-skip Python side effects and the checks of concrete values (index ranges, mask counts) that
-run on every call now.
+many times slower at B=1.) Going much further without staging would change what minigrad is
+(rules written in a compiled language); with staging, `jit` (above) traces once per shape and
+runs the optimized program as generated code, which skips the interpreters and Python side
+effects while the checks of concrete values (index ranges, mask counts) still run on every
+call.
 
 {fixed}
 
 ## Against an earlier revision
 
-Since `babc77a` (the revision before the layout change), `bind` always hands a primitive to the
-current trace, whose `process_primitive` runs the impl at the bottom (there is no eager fast
-path in `bind`), and the five ops' argument checks are written once, with no eager fast path in
-front of them (see [the design page](design.md), section 9). `python benchmarks/run.py
+Since `59d593e` (the revision before jit), every trace's `process_primitive` tests whether
+the primitive has several results (`jit`'s call is the one that does), `EvalTrace` among
+them, and the five ops' impls call an `*_into` function that can write in place. `python benchmarks/run.py
 --baseline REV` compares this checkout with any revision: `benchmarks/bind_cost.py` runs in a
 fresh process for each, the two back to back, in alternating order, and reports the fastest of
 21 interleaved rounds of each eager call (within the process, so the difference from NumPy's own

@@ -204,7 +204,6 @@ ALL: list[tuple[str, Callable[[ClosedJaxpr], ClosedJaxpr]]] = [
 @fuzz_settings(40)
 @given(seed=SEEDS)
 def test_every_pass_preserves_values_on_random_programs(seed: int) -> None:
-    removed = 0
     for what, closed, args in random_programs(seed):
         listing = str(closed)
         for name, run_pass in ALL:
@@ -215,13 +214,11 @@ def test_every_pass_preserves_values_on_random_programs(seed: int) -> None:
         optimized, _ = optimize(closed)
         same_values(closed, optimized, args)
         assert str(closed) == listing  # the passes never change their input
-        removed += len(closed.eqns) - len(optimized.eqns)
         # the in-place program never writes an argument
         copies = [np.array(a) for a in args]
         eval_jaxpr(optimized.jaxpr, optimized.consts, *copies)
         for a, c in zip(args, copies, strict=True):
             np.testing.assert_array_equal(a, c)
-    assert removed >= 0
 
 
 def test_the_passes_remove_work_from_transformed_programs() -> None:

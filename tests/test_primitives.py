@@ -248,6 +248,23 @@ def test_broadcast_in_dim_any_shape(case: tuple) -> None:
     check_primitive(st.broadcast_in_dim_p, [sample])
 
 
+@given(broadcast_case(), hst.sampled_from([np.float64, np.float32, np.int64, np.bool_]))
+def test_broadcast_view_is_broadcast_to(case: tuple, dtype: Any) -> None:
+    # The speed formulation of broadcast_in_dim's impl against np.broadcast_to: the same
+    # values and shape, a read-only view of x's memory.
+    operand, shape, bdims = case
+    expanded = [1] * len(shape)
+    for i, b in enumerate(bdims):
+        expanded[b] = operand[i]
+    x = (np.arange(int(np.prod(operand, dtype=np.int64))) % 3).astype(dtype).reshape(expanded)
+    if not x.size:
+        return
+    got, expected = st.broadcast_view(x, shape), np.broadcast_to(x, shape)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+    assert not got.flags.writeable and (np.shares_memory(got, x) or not got.size)
+
+
 @given(hst.integers(0, 10**6), hst.integers(0, 80), hst.integers(0, 40),
        hst.sampled_from([np.int8, np.int32, np.int64, np.uint8, np.uint64]))
 def test_index_in_range_is_the_plain_range_test(seed: int, n: int, size: int, dtype: Any

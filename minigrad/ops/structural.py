@@ -131,7 +131,22 @@ def _broadcast_in_dim_impl(x: np.ndarray, *, shape: Shape, broadcast_dimensions:
     x = np.asarray(x).reshape(expanded)
     # A view either way: nothing in minigrad writes into its operands. np.broadcast_to costs
     # ~3 us, so it is skipped when only unit axes were added.
-    return x if x.shape == shape else np.broadcast_to(x, shape)
+    if x.shape == shape:
+        return x
+    if x.flags.c_contiguous and x.size:
+        return broadcast_view(x, shape)
+    return np.broadcast_to(x, shape)
+
+
+def broadcast_view(x: np.ndarray, shape: Shape) -> np.ndarray:
+    """``np.broadcast_to(x, shape)`` for a C-contiguous ``x`` of ``len(shape)`` axes: the same
+    read-only view, as a strided array over x's buffer (speed: 0.5 us where np.broadcast_to's
+    Python layers cost 2.7; tests/test_primitives.py checks that the two agree)."""
+    strides = tuple(0 if n != m else st for n, m, st in zip(x.shape, shape, x.strides,
+                                                            strict=True))
+    out = np.ndarray(shape, x.dtype, buffer=x, strides=strides)
+    out.flags.writeable = False
+    return out
 
 
 @broadcast_in_dim_p.def_abstract_eval
