@@ -1072,8 +1072,8 @@ Since `59d593e` (the revision before jit), every trace's `process_primitive` tes
 the primitive has several results (`jit`'s call is the one that does), `EvalTrace` among
 them, and the five ops' impls call an `*_into` function that can write in place.
 `python benchmarks/run.py --baseline REV` compares this checkout with any revision:
-`benchmarks/bind_cost.py` runs in a fresh process for each, the two back to back, in alternating order, and reports the fastest of
-21 interleaved rounds of each eager call (within the process, so the difference from NumPy's own
+`benchmarks/bind_cost.py` runs in a fresh process for each, the two back to back, in
+alternating order, and reports the fastest of 21 interleaved rounds of each eager call (within the process, so the difference from NumPy's own
 call is taken at one machine speed) and the median `vmap(grad)` time at B=1; each figure is the
 median over the pairs. Processes on this machine run up to twice as fast or slow as each other,
 so the timings move by more than the change; the instruction counts (callgrind, the difference
