@@ -1068,17 +1068,18 @@ call.
 
 ## Against an earlier revision
 
-Since `59d593e` (the revision before jit), every trace's `process_primitive` tests whether
-the primitive has several results (`jit`'s call is the one that does), `EvalTrace` among
-them, and the five ops' impls call an `*_into` function that can write in place.
-`python benchmarks/run.py --baseline REV` compares this checkout with any revision:
+Since `59d593e` (the revision before jit), every trace's `process_primitive` tests whether the
+primitive has several results (`jit`'s call is the one that does), `EvalTrace` among them, and
+the five ops' impls call an `*_into` function that can write in place. `python
+benchmarks/run.py --baseline REV` compares this checkout with any revision:
 `benchmarks/bind_cost.py` runs in a fresh process for each, the two back to back, in
-alternating order, and reports the fastest of 21 interleaved rounds of each eager call (within the process, so the difference from NumPy's own
-call is taken at one machine speed) and the median `vmap(grad)` time at B=1; each figure is the
-median over the pairs. Processes on this machine run up to twice as fast or slow as each other,
-so the timings move by more than the change; the instruction counts (callgrind, the difference
-of two whole-process counts, with a fixed hash seed and no address randomization) do not move at
-all from run to run, and give its size.
+alternating order, and reports the fastest of 21 interleaved rounds of each eager call (within
+the process, so the difference from NumPy's own call is taken at one machine speed) and the
+median `vmap(grad)` time at B=1; each figure is the median over the pairs. Processes on this
+machine run up to twice as fast or slow as each other, so the timings move by more than the
+change; the instruction counts (callgrind, the difference of two whole-process counts, with a
+fixed hash seed and no address randomization) do not move at all from run to run, and give its
+size.
 
 {baseline}
 """
