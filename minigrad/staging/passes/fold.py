@@ -1,12 +1,21 @@
-"""Constant folding: an equation whose operands are all known, and whose result is small, is
-computed once, when the program is compiled.
+"""Constant folding: an equation whose operands are all known is computed once, now.
 
-Batching rules and transposes make constants: the offsets ``arange(B) * n`` that fold a
-batched index, zeros and ones of a known shape, their broadcasts. Computed at compile time,
-they cost nothing per call. A result larger than ``max_size`` elements stays an equation (a
-large constant would be kept alive by the compiled program), and so does an equation whose
-impl raises: its error (an index out of range in a constant index, say) is raised on every
-call, where it belongs.
+``make_jaxpr`` stages everything, including work that depends on no input: ``2.0 * x`` stages a
+broadcast of the literal, ``vmap`` of a constant index stages its offsets, a JVP with a fixed
+tangent stages the tangent's arithmetic. Such an equation would run on every call and give the
+same value each time. This pass runs it once, with the primitive's impl, and puts its value in
+the program: a literal when it is a number, a constant otherwise.
+
+Some equations stay:
+
+* a result bigger than ``max_size`` elements: a constant is memory held as long as the program,
+  and a broadcast is cheaper to redo than to keep;
+* a primitive with no impl, and a call (a parameter that is a program): inlining exposes a
+  call's equations to this pass, and running a call compiles it;
+* an equation whose impl raises (a constant index out of range): it is left to raise at run
+  time, on every call, as it would without the pass.
+
+Run it before in-place reuse: an in-place form's impl writes into its operand, here a constant.
 """
 
 from __future__ import annotations
@@ -15,53 +24,80 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var, dce_closed
+from minigrad.core import get_aval
+from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
 
 def fold_constants(closed: ClosedJaxpr, max_size: int = 1024) -> ClosedJaxpr:
-    """``closed`` with its small constant equations computed."""
+    """``closed`` with every equation over constants (of at most ``max_size`` result elements)
+    replaced by its value, and the constants nothing reads any more dropped.
+
+    >>> import minigrad as mg, numpy as np
+    >>> f = lambda x: x * mg.numpy.sin(np.zeros(2) + 1.5)
+    >>> print(fold_constants(mg.make_jaxpr(f)(np.ones(2))))
+    { lambda a:f64[2] ; b:f64[2]. let
+        c:f64[2] = mul b a
+      in (c,) }
+    """
     jaxpr = closed.jaxpr
     known: dict[Var, Any] = dict(zip(jaxpr.constvars, closed.consts, strict=True))
-    env: dict[Var, Atom] = {}
-    constvars, consts = list(jaxpr.constvars), list(closed.consts)
+    env: dict[Var, Atom] = {}  # a folded result -> the literal that replaces it
 
     def read(a: Atom) -> Atom:
-        return env.get(a, a) if isinstance(a, Var) else a
+        return a if isinstance(a, Literal) else env.get(a, a)
 
-    def value(a: Atom) -> Any:
-        return a.val if isinstance(a, Literal) else known.get(a)
-
-    eqns = []
+    new_constvars: list[Var] = []
+    eqns: list[Eqn] = []
     for e in jaxpr.eqns:
         inputs = [read(a) for a in e.inputs]
-        values = [value(a) for a in inputs]
-        results = _evaluate(e, values, max_size) if all(v is not None for v in values) else None
-        if results is None:
-            eqns.append(Eqn(e.prim, inputs, e.params, e.outs))
+        values = _evaluate(e, inputs, known, max_size)
+        if values is None:
+            changed = any(a is not b for a, b in zip(inputs, e.inputs, strict=True))
+            eqns.append(Eqn(e.prim, inputs, e.params, e.outs) if changed else e)
             continue
-        for v, r in zip(e.outs, results, strict=True):
-            if r.ndim == 0 and r.dtype.kind in "biufc":
-                env[v] = Literal(r)
+        for v, x in zip(e.outs, values, strict=True):
+            if x.ndim == 0 and x.dtype.kind in "biufc":
+                env[v] = Literal(x)
             else:
-                constvars.append(v)
-                consts.append(r)
-                known[v] = r
-    out = Jaxpr(constvars, jaxpr.invars, eqns, [read(a) for a in jaxpr.outvars])
-    return dce_closed(ClosedJaxpr(out, consts, closed.in_tree, closed.out_tree))
+                # The result's variable becomes a constant of the program: no equation defines
+                # it any more, and its uses need no rewriting.
+                known[v] = x
+                new_constvars.append(v)
+
+    outvars = [read(a) for a in jaxpr.outvars]
+    used = {a for e in eqns for a in e.inputs if isinstance(a, Var)}
+    used |= {a for a in outvars if isinstance(a, Var)}
+    constvars = [v for v in [*jaxpr.constvars, *new_constvars] if v in used]
+    out = Jaxpr(constvars, list(jaxpr.invars), eqns, outvars)
+    return ClosedJaxpr(out, [known[v] for v in constvars], closed.in_tree, closed.out_tree)
 
 
-def _evaluate(e: Eqn, values: list[Any], max_size: int) -> list[np.ndarray] | None:
-    """The equation's results, or None if it is not to be folded."""
-    if e.prim.impl is None or any(v.aval.size > max_size for v in e.outs):
+def _evaluate(e: Eqn, inputs: list[Atom], known: dict[Var, Any], max_size: int
+              ) -> list[np.ndarray] | None:
+    """The values of ``e``'s results if its operands are known and it may be folded, else
+    None."""
+    if e.prim.impl is None:
         return None
-    if any(isinstance(p, ClosedJaxpr) for p in e.params.values()):
-        return None  # a call: inlining sees into it
+    if any(isinstance(p, (Jaxpr, ClosedJaxpr)) for p in e.params.values()):
+        return None
+    if sum(v.aval.size for v in e.outs) > max_size:
+        return None
+    args = []
+    for a in inputs:
+        if isinstance(a, Literal):
+            args.append(a.val)
+        elif a in known:
+            args.append(known[a])
+        else:
+            return None
     try:
-        out = e.prim.impl(*values, **e.params)
-    except Exception:  # raised again at run time, on every call
+        out = e.prim.impl(*args, **e.params)
+    except Exception:  # any error is the run time's to raise, on every call
         return None
-    results = [np.asarray(o) for o in (out if e.prim.multiple_results else [out])]
-    if any(r.shape != v.aval.shape or r.dtype != v.aval.dtype
-           for r, v in zip(results, e.outs, strict=True)):
+    values = [np.asarray(x) for x in (out if e.prim.multiple_results else [out])]
+    # An impl that disagrees with the shape rule is left to run as it did: folding must not
+    # change a variable's type.
+    if len(values) != len(e.outs) or any(
+            get_aval(x) != v.aval for x, v in zip(values, e.outs, strict=False)):
         return None
-    return results
+    return values

@@ -1,118 +1,196 @@
-"""Algebraic simplification: equations that compute what they were given.
+"""Algebraic simplification: equations whose result is one of their operands are skipped.
 
-Transforms stage identities: the JVP of ``x ** 2`` multiplies by a broadcast one, a transpose
-adds a zero cotangent, a batching rule reshapes to the shape a value already has, and two
-reshapes meet. Each rule here replaces an equation's result by a value the program already
-has, and leaves the equation to dead-code elimination:
+Transforms leave identities behind: a JVP multiplies by a broadcast ``1.0``, a transpose adds a
+zero cotangent, batching moves an axis and moves it back, reshapes stack up. Each such result is
+replaced, in every use and in the outputs, by the value it equals:
 
-* ``x * 1`` and ``1 * x`` -> ``x``; ``x + 0``, ``0 + x`` and ``x - 0`` -> ``x``, where the
-  ``1`` or ``0`` is a literal, a ``full``, a constant with every element equal, or a broadcast
-  of one of those. (``x + 0.0`` is ``+0.0`` where ``x`` is ``-0.0``: the simplified program
-  keeps ``-0.0`` there, a value equal to it.)
-* reshape to the operand's own shape, broadcast to it, the identity transpose, squeeze or
-  expand_dims of no axes, conversion to the operand's own dtype -> the operand;
-* reshape of a reshape -> one reshape of the first operand.
+* ``mul x one`` and ``mul one x`` -> ``x``, where ``one`` is all ones (a literal, a constant, a
+  ``full``, or a broadcast, reshape, transpose or conversion of one) and ``x`` has the result's
+  type; never for complex numbers (``inf * (1+0j)`` is NaN);
+* ``add x zero``, ``add zero x`` and ``sub x zero`` -> ``x``, zeros found the same way. The
+  values compare equal but the bits may not: ``-0.0 + 0.0`` is ``+0.0``, where this pass keeps
+  ``-0.0``;
+* a reshape, broadcast, transpose, squeeze, expand_dims, slice, pad or conversion that changes
+  nothing -> its operand;
+* a reshape of a reshape, a transpose of a transpose and a broadcast of a broadcast -> one
+  equation of the original operand (the inner one dies when nothing else reads it), which may
+  then change nothing.
+
+The rewrites never change an operand's shape: the binary primitives take operands of equal
+shapes. The equations skipped are left for dead-code elimination, which runs last.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var, dce_closed
-from minigrad.ops import elementwise as ew
-from minigrad.ops import structural as st
+from minigrad.ops.elementwise import add_p, convert_element_type_p, mul_p, sub_p
+from minigrad.ops.structural import (
+    broadcast_in_dim_p,
+    expand_dims_p,
+    full_p,
+    pad_p,
+    reshape_p,
+    slice_p,
+    squeeze_p,
+    transpose_p,
+)
 
+# Primitives that only move or repeat elements: a result of one filled with a single value is
+# filled with it too.
+_MOVES = {broadcast_in_dim_p, reshape_p, transpose_p, squeeze_p, expand_dims_p, slice_p}
+# The fills worth tracking (the identities of mul and add), in dtypes where 0 and 1 convert
+# exactly and ``x * 1 == x`` holds bit for bit.
+_FILL_KINDS = "biuf"
 
-def _uniform(c: Any) -> np.ndarray | None:
-    """The one value of every element of the array ``c`` (0-d), if there is one."""
-    c = np.asarray(c)
-    if c.size == 0 or c.size > 4096 or c.dtype.kind not in "biuf":
-        return None
-    flat = np.ascontiguousarray(c).reshape(-1)
-    bits = flat.view(f"u{flat.dtype.itemsize}") if flat.dtype.itemsize in (1, 2, 4, 8) else None
-    if bits is None or not (bits == bits[0]).all():
-        return None
-    return flat[0].copy().reshape(())
+Fill = Callable[[Atom], "np.ndarray | None"]  # an atom -> its fill (0 or 1), or None
 
 
 def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """``closed`` with identities removed (see the module's docstring)."""
+    """``closed`` with identities (``x * 1``, ``x + 0``, no-op reshapes and the like) replaced by
+    their operands, chains of reshapes, transposes and broadcasts made one, and the equations
+    left unused dropped.
+
+    >>> import minigrad as mg, numpy as np
+    >>> f = lambda x: x.reshape(6).reshape(3, 2) * 1.0
+    >>> print(simplify(mg.make_jaxpr(f)(np.ones((2, 3)))))
+    { lambda ; a:f64[2,3]. let
+        b:f64[3,2] = reshape[new_sizes=(3, 2)] a
+      in (b,) }
+    """
     jaxpr = closed.jaxpr
-    env: dict[Var, Atom] = {}
-    uniform: dict[Var, np.ndarray] = {}  # variables whose every element has one value
-    for v, c in zip(jaxpr.constvars, closed.consts, strict=True):
-        u = _uniform(c)
-        if u is not None:
-            uniform[v] = u
-    producer: dict[Var, Eqn] = {}
+    env: dict[Var, Atom] = {}  # a skipped result -> the operand it equals
+    consts = dict(zip(jaxpr.constvars, closed.consts, strict=True))
+    fills: dict[Var, np.ndarray | None] = {}  # var -> the 0 or 1 every element holds, or None
+    made: dict[Var, Eqn] = {}  # a reshape's, transpose's or broadcast's result -> its equation
 
     def read(a: Atom) -> Atom:
-        return env.get(a, a) if isinstance(a, Var) else a
+        return a if isinstance(a, Literal) else env.get(a, a)
 
-    def value(a: Atom) -> np.ndarray | None:
-        return a.val if isinstance(a, Literal) else uniform.get(a)
+    def fill(a: Atom) -> np.ndarray | None:
+        if isinstance(a, Literal):
+            return _as_fill(a.val)
+        if a not in fills:  # an input, or a constant not looked at yet (a scan of its values)
+            fills[a] = _const_fill(consts[a]) if a in consts else None
+        return fills[a]
 
-    def is_value(a: Atom, target: int) -> bool:
-        v = value(a)
-        return v is not None and v.dtype.kind != "b" and bool(v == target)
-
-    eqns = []
+    eqns: list[Eqn] = []
     for e in jaxpr.eqns:
         inputs = [read(a) for a in e.inputs]
-        e = Eqn(e.prim, inputs, e.params, e.outs)
-        same = _identity(e, is_value)
+        if any(a is not b for a, b in zip(inputs, e.inputs, strict=True)):
+            e = Eqn(e.prim, inputs, e.params, e.outs)  # a new equation: the input stays as it is
+        if not e.prim.multiple_results:
+            e = _composed(e, made)
+        eqns.append(e)  # (when skipped, DCE removes it: nothing reads its result any more)
+        if e.prim.multiple_results:
+            continue
+        same = _equal_operand(e, fill)
         if same is not None:
             env[e.outs[0]] = same
             continue
-        if e.prim is st.reshape_p and isinstance(inputs[0], Var) and inputs[0] in producer:
-            inner = producer[inputs[0]]
-            if inner.prim is st.reshape_p:  # reshape of a reshape: one reshape
-                first = inner.inputs[0]
-                if first.aval.shape == e.outs[0].aval.shape:
-                    env[e.outs[0]] = first
-                    continue
-                e = Eqn(e.prim, [first], e.params, e.outs)
-        if e.prim is st.full_p:
-            uniform[e.outs[0]] = np.asarray(e.params["fill_value"], e.params["dtype"])
-        elif e.prim is st.broadcast_in_dim_p and value(inputs[0]) is not None:
-            uniform[e.outs[0]] = value(inputs[0])  # type: ignore[assignment]
-        if len(e.outs) == 1:
-            producer[e.outs[0]] = e
-        eqns.append(e)
-    out = Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, [read(a) for a in jaxpr.outvars])
-    return dce_closed(ClosedJaxpr(out, closed.consts, closed.in_tree, closed.out_tree))
+        fills[e.outs[0]] = _result_fill(e, fill)
+        if e.prim in (reshape_p, transpose_p, broadcast_in_dim_p):
+            made[e.outs[0]] = e
+
+    outvars = [read(a) for a in jaxpr.outvars]
+    out = Jaxpr(list(jaxpr.constvars), list(jaxpr.invars), eqns, outvars)
+    return dce_closed(ClosedJaxpr(out, list(closed.consts), closed.in_tree, closed.out_tree))
 
 
-def _identity(e: Eqn, is_value: Any) -> Atom | None:
-    """The operand ``e`` returns unchanged, or None."""
-    if len(e.outs) != 1:
-        return None
-    out = e.outs[0].aval
-    ins, p = e.inputs, e.params
-    if e.prim is ew.mul_p:
-        for x, one in ((ins[0], ins[1]), (ins[1], ins[0])):
-            if x.aval == out and is_value(one, 1):
-                return x
-    elif e.prim is ew.add_p:
-        for x, zero in ((ins[0], ins[1]), (ins[1], ins[0])):
-            if x.aval == out and is_value(zero, 0):
-                return x
-    elif e.prim is ew.sub_p:
-        if ins[0].aval == out and is_value(ins[1], 0):
-            return ins[0]
-    elif e.prim in _NO_OP and ins[0].aval == out and _NO_OP[e.prim](ins[0], p):
-        return ins[0]
+# --------------------------------------------------------------------------- fills
+
+
+def _as_fill(x: Any) -> np.ndarray | None:
+    """``x`` (0-d) if it is a 0 or a 1 of a dtype whose fills are tracked, else None."""
+    x = np.asarray(x)
+    if x.dtype.kind in _FILL_KINDS and (x == 0 or x == 1):
+        return x
     return None
 
 
-_NO_OP = {
-    st.reshape_p: lambda x, p: tuple(p["new_sizes"]) == x.aval.shape,
-    st.broadcast_in_dim_p: lambda x, p: tuple(p["broadcast_dimensions"]) == tuple(
-        range(x.aval.ndim)),
-    st.transpose_p: lambda x, p: tuple(p["permutation"]) == tuple(range(x.aval.ndim)),
-    st.squeeze_p: lambda x, p: not p["dimensions"],
-    st.expand_dims_p: lambda x, p: not p["dimensions"],
-    ew.convert_element_type_p: lambda x, p: True,  # (out == x's aval: the same dtype)
-}
+def _const_fill(c: Any) -> np.ndarray | None:
+    """The 0 or 1 every element of the constant ``c`` holds, or None."""
+    if not isinstance(c, (np.ndarray, np.generic)) or np.size(c) == 0:
+        return None
+    arr = np.asarray(c)
+    first = _as_fill(arr.flat[0])
+    return first if first is not None and bool(np.all(arr == first)) else None
+
+
+def _result_fill(e: Eqn, fill: Fill) -> np.ndarray | None:
+    """The 0 or 1 every element of ``e``'s result holds, when that is known."""
+    if e.prim is full_p:
+        return _as_fill(np.asarray(e.params["fill_value"], e.params["dtype"]))
+    if e.prim in _MOVES:
+        return fill(e.inputs[0])
+    if e.prim is convert_element_type_p:
+        value = fill(e.inputs[0])
+        new_dtype = e.params["new_dtype"]
+        if value is None or new_dtype.kind not in _FILL_KINDS:
+            return None
+        return value.astype(new_dtype)  # 0 and 1 convert exactly
+    return None
+
+
+# --------------------------------------------------------------------------- identities
+
+
+def _equal_operand(e: Eqn, fill: Fill) -> Atom | None:
+    """The operand ``e``'s result equals (as a value of the same type), or None."""
+    out = e.outs[0].aval
+    prim, p = e.prim, e.params
+    if prim in (mul_p, add_p, sub_p):
+        unit = 1 if prim is mul_p else 0
+        a, b = e.inputs
+        pairs = [(a, b)] if prim is sub_p else [(a, b), (b, a)]  # 0 - x is not x
+        for x, c in pairs:
+            value = fill(c)
+            if x.aval == out and value is not None and value.dtype == out.dtype and value == unit:
+                return x
+        return None
+    if len(e.inputs) != 1 or e.inputs[0].aval != out:  # a structural op that changes the type
+        return None
+    x = e.inputs[0]
+    ndim = x.aval.ndim
+    if prim is reshape_p:
+        return x  # (the same shape: checked above)
+    if prim is broadcast_in_dim_p:
+        return x if tuple(p["broadcast_dimensions"]) == tuple(range(ndim)) else None
+    if prim is transpose_p:
+        return x if tuple(p["permutation"]) == tuple(range(ndim)) else None
+    if prim in (squeeze_p, expand_dims_p):
+        return x if not p["dimensions"] else None
+    if prim is convert_element_type_p:
+        return x  # (the same dtype: checked above)
+    if prim is slice_p:
+        whole = (tuple(p["start_indices"]) == (0,) * ndim
+                 and tuple(p["limit_indices"]) == x.aval.shape
+                 and tuple(p["strides"]) == (1,) * ndim)
+        return x if whole else None
+    if prim is pad_p:
+        return x if all(tuple(c) == (0, 0, 0) for c in p["padding_config"]) else None
+    return None
+
+
+def _composed(e: Eqn, made: dict[Var, Eqn]) -> Eqn:
+    """``e`` applied straight to the operand of the equation that made its operand, when both
+    are reshapes, both transposes or both broadcasts; else ``e``."""
+    x = e.inputs[0] if len(e.inputs) == 1 else None
+    inner = made.get(x) if isinstance(x, Var) else None
+    if inner is None or inner.prim is not e.prim:
+        return e
+    source = inner.inputs[0]
+    if e.prim is reshape_p:  # only the final shape matters
+        return Eqn(reshape_p, [source], e.params, e.outs)
+    if e.prim is transpose_p:
+        # axis j of the result is axis p2[j] of the inner result, which is axis p1[p2[j]]
+        p1, p2 = inner.params["permutation"], e.params["permutation"]
+        return Eqn(transpose_p, [source], {"permutation": tuple(p1[j] for j in p2)}, e.outs)
+    # broadcast_in_dim: axis i of the source went to axis d1[i], which went to axis d2[d1[i]]
+    # (both increasing, so the composition is too; a size-1 axis may grow at either step)
+    d1, d2 = inner.params["broadcast_dimensions"], e.params["broadcast_dimensions"]
+    params = {"shape": e.params["shape"], "broadcast_dimensions": tuple(d2[i] for i in d1)}
+    return Eqn(broadcast_in_dim_p, [source], params, e.outs)
