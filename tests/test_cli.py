@@ -140,6 +140,10 @@ def test_explain_the_five(op: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert "batched: vmap(f, in_axes=(0, 0, 0))" in out
     assert out.count("{ lambda") == 3
     assert f"= {op}[" in out or f"= {op} " in out
+    # and the code jit runs for the batched function, generated and compilable
+    code = out.split("under jit: the code jit(vmap(f)) runs")[1].split("\n", 1)[1]
+    assert code.startswith("def jit_batched(") and "_0(" in code and "return [" in code
+    compile(code, "<explain>", "exec")
 
 
 def test_explain_transpose_shows_the_adjoint(capsys: pytest.CaptureFixture[str]) -> None:

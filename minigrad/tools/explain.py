@@ -17,6 +17,7 @@ import numpy as np
 
 from minigrad.core import Primitive, get_aval
 from minigrad.jaxpr import make_jaxpr
+from minigrad.staging import jit
 from minigrad.testing import OPS, Sample, batch_args, primitives, samples_for
 from minigrad.tools.errors import UsageError
 from minigrad.transforms.jvp import jvp
@@ -144,8 +145,14 @@ def explain(name: str, seed: int = 0) -> str:
         counts = [len(make_jaxpr(g)(*batch_args(s.make, axes, n, seed)).eqns) for n in (2, 2000)]
         lines += [f"batched: vmap(f, in_axes={axes}) over 3 examples "
                   f"({_plural(counts[0], 'equation')} for a batch of 2, {counts[1]} for 2000)",
-                  str(make_jaxpr(g)(*batch_args(s.make, axes, 3, seed)))]
-    return "\n".join(lines)
+                  str(make_jaxpr(g)(*batch_args(s.make, axes, 3, seed))), ""]
+        lowered = jit(g).lower(*batch_args(s.make, axes, 3, seed))
+        what = "jit(vmap(f))"
+    else:
+        lowered, what = jit(f).lower(*ops), "jit(f)"
+    lines += [f"under jit: the code {what} runs, its program after the passes (a name ending "
+              f"in _ writes in place)", lowered.as_text()]
+    return "\n".join(lines).rstrip("\n")
 
 
 def _param(v: Any) -> str:
