@@ -411,3 +411,30 @@ def test_aliasing_tables_hold(case: Case) -> None:
         assert got is buf
         np.testing.assert_array_equal(got, out)
         assert np.array_equal(np.signbit(got), np.signbit(out))  # bit for bit, -0.0 included
+
+
+def test_a_leaked_tracer_is_reported() -> None:
+    leaked: list[Any] = []
+
+    @mg.jit
+    def f(x: Any) -> Any:
+        leaked.append(x)
+        return x * 2.0
+
+    f(np.ones(2))
+    with pytest.raises(mg.UnexpectedTracerError, match=r"jit\(f\)"):
+        mnp.sin(leaked[0])
+
+
+def test_threads_share_a_jitted_function() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    f = mg.jit(mg.vmap(mg.grad(lambda w, x: mnp.sum(mnp.tanh(x * w) ** 2)), in_axes=(None, 0)))
+    w = np.linspace(-1, 1, 3)
+    batches = [np.full((4, 3), k / 7.0) for k in range(16)]
+    expected = [mg.vmap(mg.grad(lambda w, x: mnp.sum(mnp.tanh(x * w) ** 2)), in_axes=(None, 0))(
+        w, b) for b in batches]
+    with ThreadPoolExecutor(4) as pool:  # first calls race to trace: each result is right
+        got = list(pool.map(lambda b: f(w, b), batches))
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-14)
