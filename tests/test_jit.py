@@ -438,3 +438,24 @@ def test_threads_share_a_jitted_function() -> None:
         got = list(pool.map(lambda b: f(w, b), batches))
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-14)
+
+
+def test_jacobians_transposes_and_second_derivatives_through_jit() -> None:
+    def f(x: Any) -> Any:
+        return mg.index_add(mnp.sin(x) * x, 0, np.array([1, 1]), x[:2] * 3.0)
+
+    def lin(v: Any) -> Any:
+        return mg.index_add(v * 2.0, 0, np.array([1, 1]), v[:2])
+
+    jf = mg.jit(f)
+    x = np.linspace(-1, 1, 4)
+    np.testing.assert_allclose(mg.jacfwd(jf)(x), mg.jacfwd(f)(x), rtol=1e-14)
+    np.testing.assert_allclose(mg.jacrev(jf)(x), mg.jacrev(f)(x), rtol=1e-14)
+    np.testing.assert_allclose(mg.linear_transpose(mg.jit(lin), x)(x)[0],
+                               mg.linear_transpose(lin, x)(x)[0], rtol=1e-14)
+
+    def grad_of_grad(fun: Any) -> Any:
+        return mg.grad(lambda v: mnp.sum(mg.grad(lambda u: mnp.sum(fun(u)))(v) ** 2))(x)
+
+    np.testing.assert_allclose(grad_of_grad(jf), grad_of_grad(f), rtol=1e-13)
+    np.testing.assert_allclose(grad_of_grad(mg.jit(jf)), grad_of_grad(f), rtol=1e-13)
