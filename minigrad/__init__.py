@@ -2,33 +2,43 @@
 
 from minigrad import numpy
 from minigrad.core import Primitive, ShapedArray, UnexpectedTracerError, float0
+from minigrad.inplace import (
+    InPlaceError,
+    index_add_,
+    index_copy_,
+    index_fill_,
+    masked_fill_,
+    masked_scatter_,
+)
 from minigrad.jaxpr import ClosedJaxpr, eval_jaxpr, make_jaxpr
 from minigrad.ops.index_add import index_add
 from minigrad.ops.index_copy import index_copy
 from minigrad.ops.index_fill import index_fill
 from minigrad.ops.masked_fill import masked_fill
 from minigrad.ops.masked_scatter import masked_scatter
-from minigrad.staging import jit
+from minigrad.staging import functionalize, jit
 from minigrad.transforms.grad import grad, hessian, jacrev, value_and_grad
 from minigrad.transforms.jvp import jacfwd, jvp
 from minigrad.transforms.linearize import linearize
 from minigrad.transforms.transpose import linear_transpose, vjp
 from minigrad.transforms.vmap import vmap
 from minigrad.tree import (
-                           register_pytree_node,
-                           tree_flatten,
-                           tree_leaves,
-                           tree_map,
-                           tree_structure,
-                           tree_unflatten,
+    register_pytree_node,
+    tree_flatten,
+    tree_leaves,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ClosedJaxpr", "Primitive", "ShapedArray", "UnexpectedTracerError", "eval_jaxpr", "float0",
-    "grad", "hessian", "index_add", "index_copy", "index_fill", "jacfwd", "jacrev", "jit", "jvp",
-    "linear_transpose", "linearize", "make_jaxpr", "masked_fill", "masked_scatter", "numpy",
-    "register_pytree_node", "tree_flatten", "tree_leaves", "tree_map", "tree_structure",
-    "tree_unflatten", "value_and_grad", "vjp", "vmap",
+    "ClosedJaxpr", "InPlaceError", "Primitive", "ShapedArray", "UnexpectedTracerError",
+    "eval_jaxpr", "float0", "functionalize", "grad", "hessian", "index_add", "index_add_",
+    "index_copy", "index_copy_", "index_fill", "index_fill_", "jacfwd", "jacrev", "jit", "jvp",
+    "linear_transpose", "linearize", "make_jaxpr", "masked_fill", "masked_fill_",
+    "masked_scatter", "masked_scatter_", "numpy", "register_pytree_node", "tree_flatten",
+    "tree_leaves", "tree_map", "tree_structure", "tree_unflatten", "value_and_grad", "vjp",
+    "vmap",
 ]

@@ -319,7 +319,7 @@ class UnexpectedTracerError(Exception):
 class Tracer:
     """A value under a transform. Subclasses define ``aval`` and, if they can, ``concrete``."""
 
-    __slots__ = ("_trace",)
+    __slots__ = ("_trace", "__weakref__")  # (weak references: in-place updates track views)
     __array_priority__ = 1000
     __hash__ = None  # type: ignore[assignment]  # == builds an array, as in NumPy
 

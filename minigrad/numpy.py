@@ -8,6 +8,7 @@ Python scalar takes the array's dtype, so float32 stays float32: NumPy 2's rule)
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -20,6 +21,7 @@ from minigrad.ops.index_copy import index_copy
 from minigrad.ops.index_fill import index_fill
 from minigrad.ops.masked_fill import masked_fill
 from minigrad.ops.masked_scatter import masked_scatter
+from minigrad.transforms.rebind import note_view
 
 ArrayLike = Any
 
@@ -73,6 +75,19 @@ def _float_dtype(*xs: ArrayLike) -> np.dtype:
     return dtype if dtype.kind in "fc" else np.dtype(np.float64)  # floating or complex
 
 
+def _view(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``'s result is what NumPy makes a view of its first argument: recorded when that is
+    a tracer, so an in-place update under a transform can refuse what it cannot express
+    (``minigrad.transforms.rebind``)."""
+    @functools.wraps(fn)
+    def view(x: Any, *args: Any, **kwargs: Any) -> Any:
+        out = fn(x, *args, **kwargs)
+        return note_view(out, x) if isinstance(x, Tracer) else out
+
+    return view
+
+
+@_view
 def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Any:
     x = asarray(x)
     shape = tuple(shape)
@@ -209,6 +224,7 @@ def mean(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool =
     return divide(sum(x, axes, keepdims), count)
 
 
+@_view
 def reshape(x: ArrayLike, newshape: int | Sequence[int], *more: int) -> Any:
     x = asarray(x)
     shape = [newshape, *more] if isinstance(newshape, (int, np.integer)) else list(newshape)
@@ -228,6 +244,7 @@ def ravel(x: ArrayLike) -> Any:
     return reshape(x, -1)
 
 
+@_view
 def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Any:
     x = asarray(x)
     ndim = get_aval(x).ndim
@@ -237,6 +254,7 @@ def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Any:
     return st.transpose(x, perm)
 
 
+@_view
 def moveaxis(x: ArrayLike, source: int, destination: int) -> Any:
     x = asarray(x)
     ndim = get_aval(x).ndim
@@ -244,6 +262,7 @@ def moveaxis(x: ArrayLike, source: int, destination: int) -> Any:
     return st.moveaxis(x, src, dst)
 
 
+@_view
 def swapaxes(x: ArrayLike, axis1: int, axis2: int) -> Any:
     x = asarray(x)
     ndim = get_aval(x).ndim
@@ -253,6 +272,7 @@ def swapaxes(x: ArrayLike, axis1: int, axis2: int) -> Any:
     return st.transpose(x, perm)
 
 
+@_view
 def squeeze(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Any:
     x = asarray(x)
     shape = get_aval(x).shape
@@ -265,6 +285,7 @@ def squeeze(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Any:
     return st.squeeze(x, axes)
 
 
+@_view
 def expand_dims(x: ArrayLike, axis: int | Sequence[int]) -> Any:
     x = asarray(x)
     n = len(axis) if isinstance(axis, (tuple, list)) else 1
@@ -462,7 +483,9 @@ def getitem(x: ArrayLike, key: Any) -> Any:
         elif take_at is not None and adjacent and i == adv[0]:
             slots.extend(["adv"] * idx_ndim)
     new_axes = [j for j, kind in enumerate(slots) if kind == "new"]
-    return st.expand_dims(out, new_axes) if new_axes else out
+    out = st.expand_dims(out, new_axes) if new_axes else out
+    # basic indexing makes a view in NumPy; an integer-array index, a copy
+    return note_view(out, x) if take_at is None and isinstance(x, Tracer) else out
 
 
 def _flipped(lo: int, hi: int, step: int, n: int) -> tuple[int, int, int]:

@@ -20,7 +20,7 @@ LAYERS = [
     ("ops", ["minigrad.ops.*"]),
     ("transforms", ["minigrad.transforms.*"]),
     ("staging", ["minigrad.staging.*"]),
-    ("user API", ["minigrad.numpy", "minigrad.graph", "minigrad"]),
+    ("user API", ["minigrad.numpy", "minigrad.inplace", "minigrad.graph", "minigrad"]),
     ("testing", ["minigrad.testing.*"]),
     ("tools", ["minigrad.tools.*", "minigrad.__main__"]),
 ]

@@ -4,8 +4,9 @@
 ``executor.py`` the code generator, ``api.py`` the user's ``jit`` and its cache.
 """
 
-from minigrad.staging.api import Jitted, Lowered, jit
+from minigrad.staging.api import Functionalized, Jitted, Lowered, functionalize, jit
 from minigrad.staging.call import jit_p
 from minigrad.staging.passes.inplace import declare_fresh, declare_inplace
 
-__all__ = ["Jitted", "Lowered", "declare_fresh", "declare_inplace", "jit", "jit_p"]
+__all__ = ["Functionalized", "Jitted", "Lowered", "declare_fresh", "declare_inplace",
+           "functionalize", "jit", "jit_p"]

@@ -16,9 +16,10 @@ import numpy as np
 
 from minigrad.api_util import Paths, as_operands, as_output, call_paths, check_callable
 from minigrad.core import Tracer, _get_current, eval_trace, get_aval
-from minigrad.jaxpr import ClosedJaxpr, Jaxpr
+from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from minigrad.staging.call import jit_p, trace_program
 from minigrad.staging.executor import Compiled, compiled
+from minigrad.transforms.rebind import rebind
 from minigrad.tree import LEAF, PyTreeDef, tree_flatten, tree_unflatten
 
 
@@ -37,12 +38,16 @@ def _str_tuple(what: str, value: Any) -> tuple[str, ...]:
 
 
 class Entry:
-    """A cached trace: the program, and how to rebuild the output tree."""
+    """A cached trace: the program, how to rebuild the output tree, and which inputs the
+    function updates in place (``mutated``, positions among the leaves: the program returns
+    their final values after its outputs, and the call writes them back)."""
 
-    __slots__ = ("program", "out_tree", "fn", "donate")
+    __slots__ = ("program", "out_tree", "fn", "donate", "mutated")
 
-    def __init__(self, program: ClosedJaxpr, out_tree: PyTreeDef, donate: tuple[int, ...]):
+    def __init__(self, program: ClosedJaxpr, out_tree: PyTreeDef, donate: tuple[int, ...],
+                 mutated: tuple[int, ...] = ()):
         self.program, self.out_tree, self.donate = program, out_tree, donate
+        self.mutated = mutated
         self.fn: Callable[..., list] | None = None  # compiled on first use
 
 
@@ -95,8 +100,9 @@ class Jitted:
         """The cache entry for this call, its leaves, and any values of outer transforms the
         traced function closes over (extra operands of the call; such traces are not kept)."""
         dyn, dyn_kwargs, statics, donated_args = self._split(args, kwargs)
-        leaves, in_tree = tree_flatten((dyn, dyn_kwargs))
-        leaves = as_operands(leaves, f"jit({self.name})", Paths(lambda: call_paths(in_tree)))
+        raw, in_tree = tree_flatten((dyn, dyn_kwargs))
+        leaves = as_operands(raw, f"jit({self.name})", Paths(lambda: call_paths(in_tree)))
+        self.raw = raw  # (for check_writable: which leaves were the caller's own arrays)
         # donated leaves: every leaf of a donated positional argument
         donate: tuple[int, ...] = ()
         if donated_args:
@@ -109,8 +115,10 @@ class Jitted:
             return entry, leaves, []
         self.traces += 1
         out_box: list[PyTreeDef] = []
+        mutated: list[int] = []
 
         def flat(*tracers: Any) -> list[Any]:
+            inputs = [t.var for t in tracers]
             f_args, f_kwargs = tree_unflatten(in_tree, tracers)
             full = list(f_args)
             for kind, where, value in statics:  # the static values back in their places
@@ -120,7 +128,11 @@ class Jitted:
             out = self.fun(*full, **f_kwargs)
             out_leaves, out_tree = tree_flatten(out)
             out_box.append(out_tree)
-            return [as_output(o, f"jit({self.name})") for o in out_leaves]
+            # an input the function updated in place (its tracer was rebound) is an output too
+            mutated[:] = [i for i, (t, v) in enumerate(zip(tracers, inputs, strict=True))
+                          if t.var is not v]
+            return ([as_output(o, f"jit({self.name})") for o in out_leaves]
+                    + [tracers[i] for i in mutated])
 
         program = trace_program(flat, [get_aval(x) for x in leaves], f"jit({self.name})")
         # Values of outer transforms the function closed over become leading operands; a
@@ -134,8 +146,12 @@ class Jitted:
                 Jaxpr([v for v, t in zip(j.constvars, lifted, strict=True) if not t],
                       cv + j.invars, j.eqns, j.outvars),
                 [c for c, t in zip(program.consts, lifted, strict=True) if not t])
-            donate = tuple(k + len(cv) for k in donate)
-        entry = Entry(program, out_box[0], donate)
+        # The caller's array is overwritten with an updated input's final value anyway, so the
+        # program may build that value in its buffer (donation): no copy back is needed then.
+        donate = tuple(sorted({*donate, *mutated}))
+        if closed_over:
+            donate = tuple(k + len(closed_over) for k in donate)
+        entry = Entry(program, out_box[0], donate, tuple(mutated))
         if not closed_over:
             self.cache[key] = entry
         return entry, leaves, closed_over
@@ -147,7 +163,7 @@ class Jitted:
                 type(a) is np.ndarray for a in args):
             key = tuple([(a.shape, a.dtype) for a in args])
             entry = self.fast.get(key)
-            if entry is not None:
+            if entry is not None and not entry.mutated:
                 if entry.fn is None:
                     entry.fn = compiled(entry.program, entry.donate, self.name).fn
                 outs = entry.fn(*args)
@@ -157,16 +173,80 @@ class Jitted:
         if not closed_over and not kwargs and not self.static_argnums and all(
                 type(a) is np.ndarray for a in args):
             self.fast[tuple([(a.shape, a.dtype) for a in args])] = entry
-        # (A transform's rules make new programs and drop the donation: only a call that
-        # reaches the eval trace with the caller's arrays writes into them.)
-        outs = jit_p.bind(*closed_over, *leaves, jaxpr=entry.program, name=self.name,
-                          donate=entry.donate)
-        return tree_unflatten(entry.out_tree, outs)
+        if entry.mutated:
+            check_writable(self.name, entry, self.raw, leaves)
+        outs = self.run(entry, [*closed_over, *leaves])
+        return write_back(entry, leaves, outs, f"jit({self.name})")
+
+    def run(self, entry: Entry, operands: list[Any]) -> list[Any]:
+        """The program on ``operands``: one ``jit`` equation. (A transform's rules make new
+        programs and drop the donation: only a call that reaches the eval trace with the
+        caller's arrays writes into them.)"""
+        return jit_p.bind(*operands, jaxpr=entry.program,  # type: ignore[no-any-return]
+                          name=self.name, donate=entry.donate)
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """The program and generated code for arguments like these (values unused)."""
         entry, _, _ = self._entry(args, kwargs)
         return Lowered(compiled(entry.program, entry.donate, self.name), entry.program)
+
+
+def check_writable(name: str, entry: Entry, raw: list, leaves: list) -> None:
+    """The inputs the function updates in place must be arrays it may write: checked before
+    any work, as the eager update would. ``raw``: the caller's leaves, before conversion."""
+    for i in entry.mutated:
+        x = leaves[i]
+        if isinstance(x, Tracer):
+            continue
+        if raw[i] is not x:  # a Python number or a list, converted: not the caller's array
+            raise TypeError(f"jit({name}): the function updates an argument in place, so it "
+                            f"must be a NumPy array; got {type(raw[i]).__name__}")
+        if not x.flags.writeable:
+            raise ValueError(f"jit({name}): the function updates an argument in place, and "
+                             f"that array is read-only")
+
+
+def write_back(entry: Entry, leaves: list, outs: list, what: str) -> Any:
+    """Give the caller the updated inputs' final values (into its arrays, or by rebinding its
+    tracers), and return the function's outputs."""
+    n = len(outs) - len(entry.mutated)
+    for i, new in zip(entry.mutated, outs[n:], strict=True):
+        x = leaves[i]
+        if isinstance(x, Tracer):
+            rebind(x, new, what)
+        elif new is not x:  # (built in x's own buffer when the program could)
+            np.copyto(x, new)
+    return tree_unflatten(entry.out_tree, outs[:n])
+
+
+class Functionalized(Jitted):
+    """``functionalize(f)``: ``f``'s results, and the caller's arrays updated as ``f`` updates
+    them, from a program of out-of-place primitives, run without compiling it: so
+    ``make_jaxpr`` of it shows those primitives."""
+
+    def run(self, entry: Entry, operands: list[Any]) -> list[Any]:
+        return eval_jaxpr(entry.program.jaxpr, entry.program.consts, *operands)
+
+    def __repr__(self) -> str:
+        return f"functionalize({self.name})"
+
+
+def functionalize(fun: Callable[..., Any]) -> Functionalized:
+    """``fun`` traced functionally (torch.func.functionalize's semantics): its in-place updates
+    are out-of-place primitives in the traced program, and the inputs it updates are extra
+    outputs of that program (``functionalize(f).lower(*args).traced``), copied back into the
+    caller's arrays after it runs. The program is traced once per signature, as by ``jit``.
+
+    >>> import minigrad as mg, numpy as np
+    >>> def f(x):
+    ...     mg.index_fill_(x, 0, np.array([0]), 9.0)
+    ...     return x.sum()
+    >>> x = np.zeros(3)
+    >>> mg.functionalize(f)(x), x
+    (array(9.), array([9., 0., 0.]))
+    """
+    check_callable("functionalize", fun)
+    return Functionalized(fun, (), (), ())
 
 
 class Lowered:
@@ -227,4 +307,4 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
     return wrap if fun is None else wrap(fun)
 
 
-__all__ = ["Jitted", "Lowered", "jit"]
+__all__ = ["Functionalized", "Jitted", "Lowered", "functionalize", "jit"]

@@ -1,0 +1,99 @@
+"""Rebinding: how an in-place update (``h.index_add_(...)``) is expressed under a transform.
+
+A transform's values are immutable: the update computes the out-of-place result, a new tracer,
+and then the tracer ``h`` is *rebound* to it: the same Python object now stands for the updated
+value (its trace's fields are copied over), so every name for ``h`` (``y = h`` before the
+update) sees the update, as in PyTorch. No primitive is added: the program holds the
+out-of-place op.
+
+Two updates cannot be expressed this way and raise instead of giving a different answer than
+NumPy would:
+
+* an update whose result belongs to a transform inside ``h``'s (``h`` captured from outside,
+  updated with a value of the transform running now): ``h``'s transform cannot see it;
+* an update of a *view* of a tracer (the result of reshape or basic indexing), or of a tracer
+  that has a view still alive: eagerly the update shows through the view, and a tracer is no
+  view. ``note_view`` records views, by weak reference, on their trace.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from minigrad.core import Trace, Tracer, Zero, get_aval, set_current_trace, tangent_dtype
+from minigrad.jaxpr import JaxprTrace, JaxprTracer
+from minigrad.ops.structural import bdim_to_front, instantiate
+from minigrad.transforms.jvp import JVPTrace, JVPTracer
+from minigrad.transforms.vmap import BatchTrace, BatchTracer
+
+
+class InPlaceError(ValueError):
+    """An in-place update that cannot be expressed under the transforms running."""
+
+
+def _slots(cls: type) -> list[str]:
+    return [s for c in cls.__mro__ for s in getattr(c, "__slots__", ()) if s != "__weakref__"]
+
+
+def _views(trace: Trace) -> list[tuple[weakref.ref, Tracer]]:
+    views = trace.__dict__.get("views")
+    if views is None:
+        views = trace.__dict__["views"] = []
+    return views  # type: ignore[no-any-return]
+
+
+def note_view(view: Any, base: Any) -> Any:
+    """Record that the tracer ``view`` may be a view of the tracer ``base`` (as NumPy's reshape
+    or basic indexing would make it); returns ``view``."""
+    if isinstance(view, Tracer) and isinstance(base, Tracer) and view is not base:
+        _views(view._trace).append((weakref.ref(view), base))
+    return view
+
+
+def check_updatable(x: Tracer, what: str) -> None:
+    """Raise unless ``x`` may be updated in place under its transform."""
+    views = _views(x._trace)
+    views[:] = [(ref, base) for ref, base in views if ref() is not None]  # the live ones
+    if any(ref() is x for ref, _ in views):
+        raise InPlaceError(
+            f"{what}: x is a view (the result of reshape, transpose or basic indexing) of a "
+            f"value of {x._trace.transform}; an in-place update of it would have to write "
+            f"through to that value, which a transform cannot do. Update the value itself, or "
+            f"make x its own array first (x = x * 1)")
+    if any(base is x for ref, base in views):
+        raise InPlaceError(
+            f"{what}: x has a view still alive (a reshape, transpose or basic indexing of it), "
+            f"which NumPy would show the update through and a transform cannot. Take the view "
+            f"after the update, or drop it (del) before updating x")
+
+
+def rebind(x: Tracer, out: Any, what: str) -> Tracer:
+    """Make the tracer ``x`` stand for ``out``, the updated value; returns ``x``."""
+    trace = x._trace
+    if isinstance(out, Tracer) and out._trace is not trace and out._trace.inside(trace):
+        raise InPlaceError(
+            f"{what}: x is a value of {trace.transform}, captured from outside the function "
+            f"{out._trace.transform} is transforming, and the update depends on that "
+            f"function's arguments: the captured value cannot hold it. Copy x inside the "
+            f"function first (x = x * 1), and return the result")
+    new = out if isinstance(out, Tracer) and out._trace is trace else _lift(trace, out)
+    for slot in _slots(type(x)):
+        object.__setattr__(x, slot, object.__getattribute__(new, slot))
+    return x
+
+
+def _lift(trace: Trace, value: Any) -> Tracer:
+    """``value`` (a constant to ``trace``: its update carried nothing of ``trace``, a zero
+    tangent say) as one of ``trace``'s tracers."""
+    if isinstance(trace, JVPTrace):
+        aval = get_aval(value)
+        with set_current_trace(trace.parent):
+            zero = instantiate(Zero(type(aval)(aval.shape, tangent_dtype(aval.dtype))))
+        return JVPTracer(trace, value, zero)
+    if isinstance(trace, BatchTrace):
+        with set_current_trace(trace.parent):
+            return BatchTracer(trace, bdim_to_front(value, None, trace.axis_size), 0)
+    if isinstance(trace, JaxprTrace):
+        return JaxprTracer(trace, trace.atom(value))  # type: ignore[arg-type]
+    raise TypeError(f"cannot rebind a tracer of {type(trace).__name__}")
