@@ -53,8 +53,9 @@ class _WriteInto(Trace):
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
         x = args[0] if args else None
-        if prim is self.prim and isinstance(x, np.ndarray) and np.may_share_memory(
-                x, self.target):
+        if prim is self.prim and isinstance(x, np.ndarray) and (
+                x is self.target or np.may_share_memory(x, self.target)
+                or x.size == self.target.size == 0):  # (an empty x: nothing to write)
             self.written = True
             return _INTO[prim](*args, **params, inplace=True)
         return self.parent.process_primitive(prim, args, params)
