@@ -86,7 +86,7 @@ def _update(name: str, op: Callable[..., Any], prim: Primitive, x: Any, *args: A
 
 def _check_no_broadcast(name: str, x: Any, mask: Any) -> None:
     shape = np.shape(x)
-    if not isinstance(x, Tracer) and np.broadcast_shapes(shape, np.shape(mask)) != shape:
+    if np.broadcast_shapes(shape, np.shape(mask)) != shape:
         raise ValueError(f"{name}: mask of shape {np.shape(mask)} would broadcast x of shape "
                          f"{shape} to a larger shape; in place, x keeps its shape")
 

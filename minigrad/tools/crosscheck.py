@@ -36,7 +36,8 @@ from minigrad.testing.samples import OPS, Sample, op_samples
 from minigrad.tools.errors import UsageError
 from minigrad.tools.frameworks import FRAMEWORKS, INSTALL, Framework, load
 
-CHECKS = ("forward", "vjp", "jvp", "jacfwd", "jacrev", "vmap", "vmap(grad)", "negative-index")
+CHECKS = ("forward", "vjp", "jvp", "jacfwd", "jacrev", "vmap", "vmap(grad)", "negative-index",
+          "in-place", "in-place vmap(grad)")
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,8 @@ class Divergence:
 
 DIVERGENCES: list[Divergence] = [
     Divergence(
-        "torch-index_copy-duplicates", "torch", "index_copy", ("vjp", "jacrev", "vmap(grad)"),
+        "torch-index_copy-duplicates", "torch", "index_copy",
+        ("vjp", "jacrev", "vmap(grad)", "in-place vmap(grad)"),
         "index has a repeated entry",
         "PyTorch's index_copy VJP gives every duplicate source slice the cotangent of its "
         "destination (derivatives.yaml: grad.index_select(dim, index)), although only the last "
@@ -76,7 +78,8 @@ DIVERGENCES: list[Divergence] = [
         "its forward (PyTorch's own jacfwd and jacrev disagree here; pytorch#473)",
         lambda s: s.duplicates),
     Divergence(
-        "torch-index_copy-0d-source", "torch", "index_copy", ("jacrev", "vmap(grad)"),
+        "torch-index_copy-0d-source", "torch", "index_copy",
+        ("jacrev", "vmap(grad)", "in-place vmap(grad)"),
         "a 0-d source into an x of rank 1",
         "under torch.func.vmap, PyTorch's source gradient for a 0-d source "
         "(grad.index_select(dim, index.squeeze(0))) comes out multiplied by x.size(dim): "
@@ -91,7 +94,7 @@ DIVERGENCES: list[Divergence] = [
         "example's value (seen in torch 2.13)",
         lambda s: "value" in s.batched and "x" not in s.batched),
     Divergence(
-        "torch-index_fill-unique", "torch", "index_fill", ("vmap(grad)",),
+        "torch-index_fill-unique", "torch", "index_fill", ("vmap(grad)", "in-place vmap(grad)"),
         "index batched, value differentiable",
         "PyTorch's value gradient deduplicates the index with _unique, which has no batching "
         "rule: torch.func loops and fails to stack when the examples' counts of distinct "
@@ -120,6 +123,18 @@ DIVERGENCES: list[Divergence] = [
         "torch.func has no batching rule for masked_fill.Tensor and loops over the batch; the "
         "values agree, only the speed differs",
         lambda s: s.value_array, kind="info"),
+    Divergence(
+        "torch-inplace-unbatched-self", "torch", "*", ("in-place vmap(grad)",),
+        "x not batched, an update batched",
+        "torch.func refuses to write a batched value into an unbatched tensor in place "
+        "(\"vmap: inplace arithmetic(self, *extra_args) is not possible\"); minigrad rebinds "
+        "the tracer to the out-of-place result, which may be batched",
+        lambda s: "x" not in s.batched and bool(s.batched)),
+    Divergence(
+        "torch-index_fill-negative-inplace", "torch", "index_fill", ("in-place",),
+        "an index entry of -1",
+        "PyTorch's index_fill_ wraps negative entries, as its index_fill does; minigrad "
+        "rejects them"),
     Divergence(
         "jax-negative-index", "jax", "*", ("negative-index",), "an index entry of -1",
         "JAX's .at[] indexing wraps negative entries (NumPy's convention); minigrad rejects "
@@ -273,6 +288,89 @@ class Crosscheck:
                 self.attempt(at("vmap(grad)", batched=batched, duplicates=dup_b), s, axes,
                              self._vmap_grad(s, fw_fn, args, to_fw(args), axes, out, tol))
 
+    @_in_session
+    def in_place(self, op: str, s: Sample) -> None:
+        """The in-place variant against the framework's (``x.index_add_(...)``): the values
+        written into ``x``, ``x`` itself returned, the same inputs refused; and per-example
+        gradients of PyTorch-style code (a copy of ``x`` updated in place)."""
+        fw, names = self.fw, s.argnames
+        inplace = getattr(fw, "op_inplace", None)
+        if inplace is None:  # JAX's arrays are immutable: it has no in-place variants
+            return
+        fw_fn = inplace(op, s.params)
+        ops = s.make(np.random.default_rng(self.seed))
+        tol = _tolerance(np.asarray(ops[0]).dtype)
+
+        def to_fw(args: Sequence[Any]) -> list[Any]:
+            return [fw.array(np.array(a), op, n) for a, n in zip(args, names, strict=True)]
+
+        def body() -> float:
+            x = np.array(ops[0])
+            fw_args = to_fw(ops)
+            try:
+                ours = _ours_in_place(op, [x, *ops[1:]], s.params)
+            except Exception as e:
+                ours, mine = None, e
+            try:
+                theirs = fw_fn(*fw_args)
+            except Exception as e:
+                if ours is None:
+                    return 0.0  # both refuse
+                raise Mismatch(f"{fw.name} raised {type(e).__name__}: "
+                               f"{(str(e).splitlines() or [''])[0][:200]}") from None
+            if ours is None:
+                raise Mismatch(f"minigrad raised {type(mine).__name__}: {mine}")
+            if ours is not x or theirs is not fw_args[0]:
+                raise Mismatch("the in-place variant did not return x itself")
+            return _compare([fw.numpy(fw_args[0])], [x], tol)
+
+        zero_d = frozenset(n for n, o in zip(names, ops, strict=True) if np.ndim(o) == 0)
+        self.attempt(Situation(op, "in-place", zero_d=zero_d), s, None, body)
+        if not s.diff:
+            return
+        w = np.asarray(np.random.default_rng(self.seed + 2).standard_normal(
+            np.shape(s.call(*ops)))).astype(np.asarray(ops[0]).dtype)
+        w_fw = fw.array(w, "", "w")
+
+        def pytorch_style(*a: Any) -> Any:
+            from minigrad import numpy as mnp
+
+            h = a[0] * 1  # a buffer of the function's own, updated in place
+            _ours_in_place(op, [h, *a[1:]], s.params)
+            return mnp.sum(mnp.sin(h) * w)
+
+        def pytorch_style_fw(*a: Any) -> Any:
+            h = a[0] * 1
+            fw_fn(h, *a[1:])
+            return fw.sin_sum(h, w_fw)
+
+        for axes in all_in_axes(len(ops), s.batchable):
+            args = batch_args(s.make, axes, 3, self.seed)
+            batched = frozenset(n for n, a in zip(names, axes, strict=True) if a is not None)
+
+            def per_example(args: list = args, axes: tuple = axes) -> float:
+                from minigrad.transforms.grad import grad
+                from minigrad.transforms.vmap import vmap
+
+                try:
+                    want = vmap(grad(pytorch_style, argnums=s.diff), in_axes=axes)(*args)
+                except Exception as e:
+                    want, mine = None, e
+                try:
+                    got = fw.vmap(fw.grad(pytorch_style_fw, s.diff), axes, to_fw(args))
+                except Exception:
+                    if want is None:
+                        return 0.0  # both refuse (x would grow: it keeps its shape)
+                    raise
+                if want is None:
+                    raise Mismatch(f"minigrad raised {type(mine).__name__}: {mine}")
+                return _compare([fw.numpy(t) for t in got], want, tol)
+
+            dup = "index" in names and _has_duplicates(args[names.index("index")])
+            self.attempt(Situation(op, "in-place vmap(grad)", batched=batched, duplicates=dup,
+                                   value_array="value" in names, zero_d=zero_d), s, axes,
+                         per_example)
+
     def _derivatives(self, s: Sample, ops: tuple, fw_ops: list, fw_fn: Callable[..., Any],
                      out: np.ndarray, tol: float, at: Callable[..., Situation]) -> None:
         from minigrad.transforms.grad import jacrev
@@ -380,6 +478,21 @@ class Crosscheck:
         self.attempt(Situation(op, "negative-index"), s, None, body)
 
 
+def _ours_in_place(op: str, ops: Sequence[Any], params: dict) -> Any:
+    """minigrad's in-place variant of ``op`` on a sample's operands and parameters."""
+    import minigrad as mg
+
+    p = dict(params)
+    if op in ("index_add", "index_copy"):
+        extra = (p["alpha"],) if op == "index_add" else ()
+        return getattr(mg, op + "_")(ops[0], p["dim"], ops[1], ops[2], *extra)
+    if op == "index_fill":
+        return mg.index_fill_(ops[0], p["dim"], ops[1], ops[2] if len(ops) > 2 else p["value"])
+    if op == "masked_fill":
+        return mg.masked_fill_(ops[0], ops[1], ops[2] if len(ops) > 2 else p["value"])
+    return mg.masked_scatter_(ops[0], ops[1], ops[2])
+
+
 def run(framework: str | Framework, ops: Sequence[str] = (), seed: int = 0,
         progress: Any = None) -> tuple[Framework, list[Result]]:
     """Every comparison of the named ops (all five by default) against ``framework``."""
@@ -395,6 +508,7 @@ def run(framework: str | Framework, ops: Sequence[str] = (), seed: int = 0,
             progress.step(i, op)
         for s in op_samples(op):
             cc.sample(op, s)
+            cc.in_place(op, s)
         if op.startswith("index_"):
             cc.negative_index(op)
     return fw, cc.results

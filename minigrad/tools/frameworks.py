@@ -92,6 +92,23 @@ class Torch(Framework):
             return lambda x, m, v: t.masked_fill(x, m, v)
         return lambda x, m, s: t.masked_scatter(x, m, s)
 
+    def op_inplace(self, op: str, params: dict) -> Callable[..., Any]:
+        """The in-place method (``x.index_add_(...)``): it writes into ``x`` and returns it."""
+        p = dict(params)
+        if op == "index_add":
+            return lambda x, i, s: x.index_add_(p["dim"], i, s, alpha=p["alpha"])
+        if op == "index_copy":
+            return lambda x, i, s: x.index_copy_(p["dim"], i, s)
+        if op == "index_fill":
+            if "value" in p:
+                return lambda x, i: x.index_fill_(p["dim"], i, p["value"])
+            return lambda x, i, v: x.index_fill_(p["dim"], i, v)
+        if op == "masked_fill":
+            if "value" in p:
+                return lambda x, m: x.masked_fill_(m, p["value"])
+            return lambda x, m, v: x.masked_fill_(m, v)
+        return lambda x, m, s: x.masked_scatter_(m, s)
+
     def array(self, a: Any, op: str, argname: str) -> Any:
         a = np.array(a)
         if argname == "index" and op in ("index_copy", "index_fill"):
