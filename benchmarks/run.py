@@ -155,6 +155,7 @@ def per_example_section(batches: tuple[int, ...], repeats: int) -> dict[int, dic
     results: dict[int, dict[str, float]] = {}
     vg, loop = wl.minigrad_vmap_grad(), wl.minigrad_loop_grad()
     jvg = mg.jit(wl.minigrad_vmap_grad())
+    jvg_in_place = mg.jit(wl.minigrad_vmap_grad(wl.minigrad_f_inplace))
     tg = wl.torch_vmap_grad() if torch is not None else None
     jg = wl.jax_vmap_grad(jit=False) if jax is not None else None
     jj = wl.jax_vmap_grad(jit=True) if jax is not None else None
@@ -165,6 +166,7 @@ def per_example_section(batches: tuple[int, ...], repeats: int) -> dict[int, dic
             "floor (NumPy by hand)": lambda a=args: wl.floor_grads(*a),
             "minigrad vmap(grad)": lambda a=args: vg(*a),
             "minigrad jit(vmap(grad))": lambda a=args: jvg(*a),
+            "minigrad jit(vmap(grad)), in-place code": lambda a=args: jvg_in_place(*a),
             "minigrad loop of grad": lambda a=args: loop(*a),
         }
         if tg is not None:
@@ -189,6 +191,9 @@ def per_example_section(batches: tuple[int, ...], repeats: int) -> dict[int, dic
         if "torch.func vmap(grad)" in fns:
             results[b]["minigrad vmap(grad) / torch.func"] = paired_ratio(
                 samples["minigrad vmap(grad)"], samples["torch.func vmap(grad)"])
+        results[b]["jit, in-place code / jit, out-of-place code"] = paired_ratio(
+            samples["minigrad jit(vmap(grad)), in-place code"],
+            samples["minigrad jit(vmap(grad))"])
         if "jax jit(vmap(grad))" in fns:
             results[b]["minigrad jit(vmap(grad)) / jax jit(vmap(grad))"] = paired_ratio(
                 samples["minigrad jit(vmap(grad))"], samples["jax jit(vmap(grad))"])
@@ -481,6 +486,49 @@ def memory_section(batches: tuple[int, ...]) -> dict[int, tuple[int, int, int]]:
     return out
 
 
+# --------------------------------------------------------------------------- 8. in place
+
+
+def in_place_section(repeats: int) -> dict[str, dict[str, float]]:
+    """The eager in-place variants on the small input of section 2, against the plain NumPy
+    in-place code (and PyTorch's in-place methods): each updates a scratch buffer."""
+    rng = np.random.default_rng(0)
+    buf = rng.standard_normal((8, 4))
+    index, cols = np.array([1, 5, 2]), np.array([0, 2])
+    source = rng.standard_normal((3, 4))
+    mask = rng.random((8, 4)) < 0.3
+    msource = rng.standard_normal(32)
+    count = int(np.count_nonzero(mask))
+    cases: dict[str, dict[str, Callable[[], Any]]] = {
+        "index_add_": {"minigrad": lambda: mg.index_add_(buf, 0, index, source),
+                       "numpy": lambda: np.add.at(buf, index, source)},
+        "index_copy_": {"minigrad": lambda: mg.index_copy_(buf, 0, index, source),
+                        "numpy": lambda: buf.__setitem__(index, source)},
+        "index_fill_": {"minigrad": lambda: mg.index_fill_(buf, 1, cols, 0.5),
+                        "numpy": lambda: buf.__setitem__((slice(None), cols), 0.5)},
+        "masked_fill_": {"minigrad": lambda: mg.masked_fill_(buf, mask, 0.5),
+                         "numpy": lambda: buf.__setitem__(mask, 0.5)},
+        "masked_scatter_": {"minigrad": lambda: mg.masked_scatter_(buf, mask, msource),
+                            "numpy": lambda: buf.__setitem__(mask, msource[:count])},
+    }
+    if torch is not None:
+        tb, ti, tc, ts = (torch.from_numpy(a) for a in (buf.copy(), index, cols, source))
+        tm, tms = torch.from_numpy(mask), torch.from_numpy(msource)
+        cases["index_add_"]["torch"] = lambda: tb.index_add_(0, ti, ts)
+        cases["index_copy_"]["torch"] = lambda: tb.index_copy_(0, ti, ts)
+        cases["index_fill_"]["torch"] = lambda: tb.index_fill_(1, tc, 0.5)
+        cases["masked_fill_"]["torch"] = lambda: tb.masked_fill_(tm, 0.5)
+        cases["masked_scatter_"]["torch"] = lambda: tb.masked_scatter_(tm, tms)
+    rows = {}
+    for name, fns in cases.items():
+        samples = interleaved_samples(fns, 2 * repeats + 1, target=0.005)
+        rows[name] = {f"{k} min": min(v) for k, v in samples.items()}
+        rows[name]["minigrad - numpy, min"] = min(samples["minigrad"]) - min(samples["numpy"])
+        print(f"  {name}: " + ", ".join(f"{k} {v * 1e6:.2f} us" for k, v in rows[name].items()),
+              flush=True)
+    return rows
+
+
 # --------------------------------------------------------------------------- 7. jit
 
 
@@ -706,7 +754,8 @@ def plot(res: dict[int, dict[str, float]], path: Path) -> str:
 
 def targets_table(res: dict[int, dict[str, float]], eager: dict[str, dict[str, float]],
                   big: dict[str, float], trace: dict[str, dict[int, float]],
-                  base: dict[str, Any] | None, jit: dict[str, Any] | None = None) -> str:
+                  base: dict[str, Any] | None, jit: dict[str, Any] | None = None,
+                  in_place: dict[str, dict[str, float]] | None = None) -> str:
     """Issues 7, 4 and 16's speed targets, each with the measurement that decides it."""
     def verdict(ok: bool) -> str:
         return "holds" if ok else "does not hold"
@@ -746,6 +795,17 @@ def targets_table(res: dict[int, dict[str, float]], eager: dict[str, dict[str, f
                 r = res[b][f"{jit_name} / floor"]
                 rows.append([f"jit(vmap(grad)) <= {limit}x the floor at B={b}", f"{r:.2f}x",
                              verdict(r <= limit)])
+        in_place = "jit, in-place code / jit, out-of-place code"
+        for b in res:
+            if in_place in res[b]:
+                r = res[b][in_place]
+                rows.append([f"PyTorch-style (in-place) code under jit(vmap(grad)) <= 1.1x the "
+                             f"out-of-place code under jit at B={b}", f"{r:.2f}x",
+                             verdict(r <= 1.1)])
+    for name, t in (in_place or {}).items():
+        d = t["minigrad - numpy, min"] * 1e6
+        rows.append([f"eager {name} (8x4) <= 3 us above plain NumPy in place (minima)",
+                     f"{d:+.2f} us", verdict(d <= 3)])
     if jit is not None:
         worst = max(v["lower"] for v in jit["first"].values())
         rows.append(["jit's first call on the workload: trace, passes, codegen <= 10 ms (worst B)",
@@ -812,6 +872,8 @@ def main() -> None:
     fixed = fixed_cost_section(repeats)
     print("\n7. jit", flush=True)
     jit = jit_section(repeats)
+    print("\n8. eager in-place variants", flush=True)
+    in_place = in_place_section(repeats)
     print(f"\n6. against revision {opts.baseline}", flush=True)
     base = baseline_section(opts.baseline, max(6, repeats // 2 * 2))
 
@@ -877,7 +939,14 @@ def main() -> None:
         ["one primitive through vmap(grad), on a (3, 4) batch (us)",
          f"{fixed['per_primitive'] * 1e6:.1f}"],
     ])
-    targets_md = targets_table(res, eager, big, trace, base, jit)
+    targets_md = targets_table(res, eager, big, trace, base, jit, in_place)
+    has_torch_ip = all("torch min" in v for v in in_place.values())
+    in_place_md = md_table(
+        ["in place, x (8, 4)", "minigrad us (min)", "plain NumPy us (min)", "minigrad - NumPy"]
+        + (["PyTorch us (min)"] if has_torch_ip else []),
+        [[k, f"{v['minigrad min'] * 1e6:.2f}", f"{v['numpy min'] * 1e6:.2f}",
+          f"{v['minigrad - numpy, min'] * 1e6:+.2f}"]
+         + ([f"{v['torch min'] * 1e6:.2f}"] if has_torch_ip else []) for k, v in in_place.items()])
     if base is None:
         base_md = f"Revision {opts.baseline} is not in this clone: no comparison."
     else:
@@ -901,6 +970,7 @@ def main() -> None:
         ratios=ratios_md, plot=image, eager=eager_md, big=big_md, trace=trace_md, mem=mem_md,
         fixed=fixed_md, baseline=base_md, targets=targets_md, b1=b1_ratio(res),
         jit_first=jit_md, jit_passes=passes_md, jit_hit=hit_md, jit_fusion=fusion_text(res),
+        in_place=in_place_md,
         date=time.strftime("%Y-%m-%d"), repeats=repeats)
     (docs / "benchmarks.md").write_text(page)
     print(f"\nwrote {docs / 'benchmarks.md'}")
@@ -1003,6 +1073,21 @@ equation is a pass over memory in NumPy, where XLA fuses chains of elementwise w
 tanh, its derivative, the masks) into single loops: that, not the interpreter, is the gap
 left, and pure NumPy cannot close it. In-place reuse saves allocations (the memory table: the
 jitted program's peak is below the eager one's) but not passes.
+
+## In-place variants
+
+`index_add_` and the others, eagerly on the small input of the eager table, against the plain
+NumPy in-place code (`np.add.at(x, index, source)`, `x[index] = source`, `x[:, cols] = v`,
+`x[mask] = v`, `x[mask] = source[:count]`), fastest of the interleaved rounds. Each variant
+runs its out-of-place op's checks (the same as the eager table's) and its impl writes into
+`x`: the overhead is the out-of-place op's, less the copy, plus the trace that redirects the
+impl.
+
+{in_place}
+
+Under `jit(vmap(grad))`, the workload written in PyTorch's style (one scratch buffer updated
+in place by each op, `benchmarks/workload.py`'s `minigrad_f_inplace`) runs as the out-of-place
+code does: the row "minigrad jit(vmap(grad)), in-place code" in the tables above, and its ratio.
 
 ## What made it fast
 

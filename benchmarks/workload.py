@@ -66,10 +66,25 @@ def minigrad_f(p: Any, x: Any, idx: Any, uidx: Any, cols: Any, mask: Any, mask2:
     return mnp.sum(mnp.tanh(h) ** 2)
 
 
-def minigrad_vmap_grad() -> Callable[..., Any]:
+def minigrad_f_inplace(p: Any, x: Any, idx: Any, uidx: Any, cols: Any, mask: Any, mask2: Any,
+                       src: Any, ssrc: Any) -> Any:
+    """``minigrad_f`` written as PyTorch code is: one scratch buffer, each step an in-place
+    update of it (``h.index_add_(...)``)."""
+    from minigrad import numpy as mnp
+
+    h = x * p
+    h.index_add_(0, idx, 2 * src, alpha=0.5)
+    h.index_copy_(0, uidx, src)
+    h.index_fill_(1, cols, 0.0)
+    h.masked_fill_(mask, -1.0)
+    h.masked_scatter_(mask2, ssrc)
+    return mnp.sum(mnp.tanh(h) ** 2)
+
+
+def minigrad_vmap_grad(f: Callable[..., Any] | None = None) -> Callable[..., Any]:
     import minigrad as mg
 
-    return mg.vmap(mg.grad(minigrad_f), in_axes=(None, 0, 0, 0, 0, 0, 0, 0, 0))
+    return mg.vmap(mg.grad(f or minigrad_f), in_axes=(None, 0, 0, 0, 0, 0, 0, 0, 0))
 
 
 def minigrad_loop_grad() -> Callable[..., Any]:

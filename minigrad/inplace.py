@@ -33,7 +33,6 @@ from minigrad.ops.index_fill import index_fill, index_fill_into, index_fill_p
 from minigrad.ops.masked_fill import masked_fill, masked_fill_into, masked_fill_p
 from minigrad.ops.masked_scatter import masked_scatter, masked_scatter_into, masked_scatter_p
 from minigrad.transforms.rebind import InPlaceError, check_updatable, rebind
-from minigrad.tree import tree_leaves
 
 _INTO: dict[Primitive, Callable[..., np.ndarray]] = {
     index_add_p: index_add_into, index_copy_p: index_copy_into, index_fill_p: index_fill_into,
@@ -68,7 +67,7 @@ def _update(name: str, op: Callable[..., Any], prim: Primitive, x: Any, *args: A
     if not isinstance(x, np.ndarray):
         raise TypeError(f"{name}: x must be a NumPy array (it is updated in place); got "
                         f"{type(x).__name__}")
-    if any(isinstance(a, Tracer) for a in tree_leaves(args)):
+    if any(isinstance(a, Tracer) for a in args):
         raise InPlaceError(
             f"{name}: x is a NumPy array captured from outside the transformed function, and "
             f"the update depends on that function's arguments: the array cannot hold a traced "
@@ -85,8 +84,8 @@ def _update(name: str, op: Callable[..., Any], prim: Primitive, x: Any, *args: A
 
 
 def _check_no_broadcast(name: str, x: Any, mask: Any) -> None:
-    shape = np.shape(x)
-    if np.broadcast_shapes(shape, np.shape(mask)) != shape:
+    shape, mask_shape = np.shape(x), np.shape(mask)
+    if mask_shape != shape and np.broadcast_shapes(shape, mask_shape) != shape:
         raise ValueError(f"{name}: mask of shape {np.shape(mask)} would broadcast x of shape "
                          f"{shape} to a larger shape; in place, x keeps its shape")
 
