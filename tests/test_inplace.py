@@ -291,3 +291,43 @@ def test_jit_updates_an_input_in_its_own_buffer() -> None:
         tracemalloc.stop()
     assert out == 3.0 and x[1] == 3.0 and x[3] == 3.0 and x.sum() == 6.0
     assert peak < n * 8 // 10, f"peak {peak} bytes: an x-sized buffer was allocated"
+
+
+DIFF_SAMPLES = [(op, s) for op, s in SAMPLES if s.diff and 0 in s.diff]
+
+
+@pytest.mark.parametrize(("op", "sample"), DIFF_SAMPLES, ids=[s.name for _, s in DIFF_SAMPLES])
+def test_in_place_equals_out_of_place_under_transforms(op: str, sample: Any) -> None:
+    """Per op sample: grad, vmap(grad) and jit of PyTorch-style code (a copy of x updated in
+    place) against the same with the out-of-place op, bit for bit."""
+    ops = sample.make(np.random.default_rng(0))
+    if broadcasts_x(op, ops):
+        return  # refused in place (test above)
+
+    def styled(*a: Any) -> Any:
+        h = a[0] * 1.0
+        FIVE[op](h, *a[1:], **sample.params)
+        return mnp.sum(mnp.sin(h))
+
+    def plain(*a: Any) -> Any:
+        return mnp.sum(mnp.sin(sample.call(a[0] * 1.0, *a[1:])))
+
+    argnums = sample.diff
+    for route in (lambda f: mg.grad(f, argnums=argnums), lambda f: mg.jit(mg.grad(f, argnums))):
+        for got, want in zip(route(styled)(*ops), route(plain)(*ops), strict=True):
+            np.testing.assert_array_equal(got, want)
+    batched = [np.stack([o, o]) for o in ops]
+    for got, want in zip(mg.vmap(mg.grad(styled, argnums))(*batched),
+                         mg.vmap(mg.grad(plain, argnums))(*batched), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_result_never_aliases_an_updated_input() -> None:
+    def f(x: Any) -> Any:
+        mg.index_fill_(x, 0, np.array([0]), 5.0)
+        return x[1:], x  # views of x, eagerly
+    x = np.zeros(3)
+    view, whole = mg.jit(f)(x)
+    assert x.tolist() == [5.0, 0.0, 0.0]
+    x[:] = -1.0  # the caller writes x again: the jitted results keep their values
+    assert view.tolist() == [0.0, 0.0] and whole.tolist() == [5.0, 0.0, 0.0]

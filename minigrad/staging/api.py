@@ -210,13 +210,19 @@ def write_back(entry: Entry, leaves: list, outs: list, what: str) -> Any:
     """Give the caller the updated inputs' final values (into its arrays, or by rebinding its
     tracers), and return the function's outputs."""
     n = len(outs) - len(entry.mutated)
+    kept = [leaves[i] for i in entry.mutated if isinstance(leaves[i], np.ndarray)]
+    # A result built in an updated input's buffer (x[1] of the updated x, say) would change
+    # when the caller next writes x: the caller keeps x, so such a result is copied.
+    results = [o.copy() if isinstance(o, np.ndarray) and any(np.may_share_memory(o, x)
+                                                            for x in kept) else o
+               for o in outs[:n]]
     for i, new in zip(entry.mutated, outs[n:], strict=True):
         x = leaves[i]
         if isinstance(x, Tracer):
             rebind(x, new, what)
         elif new is not x:  # (built in x's own buffer when the program could)
             np.copyto(x, new)
-    return tree_unflatten(entry.out_tree, outs[:n])
+    return tree_unflatten(entry.out_tree, results)
 
 
 class Functionalized(Jitted):
