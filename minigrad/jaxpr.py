@@ -264,7 +264,8 @@ partial_eval_rules: dict[Primitive, Callable[..., Any]] = {}
 
 def make_jaxpr(fun: Callable[..., Any]) -> Callable[..., ClosedJaxpr]:
     """The jaxpr of ``fun`` at the shapes and dtypes of the given arguments. Everything ``fun``
-    computes is staged, including operations that do not depend on the arguments.
+    computes is staged, including operations that do not depend on the arguments. If ``fun``
+    updates arguments in place (``mg.index_add_``), their final values are extra outputs.
 
     >>> import minigrad as mg, numpy as np
     >>> print(mg.make_jaxpr(lambda x: mg.numpy.sin(x) * 2.0)(np.ones(3)))
@@ -292,7 +293,11 @@ def make_jaxpr_named(fun: Callable[..., Any], transform: str) -> Callable[..., C
             tracers = [trace.new_arg(get_aval(x)) for x in leaves]
             f_args, f_kwargs = tree_unflatten(in_tree, tracers)
             out = fun(*f_args, **f_kwargs)
-            out_leaves, out_tree = tree_flatten(out)
+            # An input the function updated in place (its tracer rebound: minigrad.inplace) is
+            # an output too: the program returns (outputs, the updated inputs' final values).
+            updated = tuple(t for t, v in zip(tracers, trace.invars, strict=True)
+                            if t.var is not v)
+            out_leaves, out_tree = tree_flatten((out, updated) if updated else out)
             jaxpr, consts = trace.to_jaxpr([as_output(o, transform) for o in out_leaves])
         return ClosedJaxpr(jaxpr, consts, in_tree, out_tree)
 

@@ -240,7 +240,7 @@ class Functionalized(Jitted):
 def functionalize(fun: Callable[..., Any]) -> Functionalized:
     """``fun`` traced functionally (torch.func.functionalize's semantics): its in-place updates
     are out-of-place primitives in the traced program, and the inputs it updates are extra
-    outputs of that program (``functionalize(f).lower(*args).traced``), copied back into the
+    outputs of that program (``make_jaxpr(functionalize(f))`` shows them), copied back into the
     caller's arrays after it runs. The program is traced once per signature, as by ``jit``.
 
     >>> import minigrad as mg, numpy as np
