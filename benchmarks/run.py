@@ -795,10 +795,10 @@ def targets_table(res: dict[int, dict[str, float]], eager: dict[str, dict[str, f
                 r = res[b][f"{jit_name} / floor"]
                 rows.append([f"jit(vmap(grad)) <= {limit}x the floor at B={b}", f"{r:.2f}x",
                              verdict(r <= limit)])
-        in_place = "jit, in-place code / jit, out-of-place code"
+        styled = "jit, in-place code / jit, out-of-place code"
         for b in res:
-            if in_place in res[b]:
-                r = res[b][in_place]
+            if styled in res[b]:
+                r = res[b][styled]
                 rows.append([f"PyTorch-style (in-place) code under jit(vmap(grad)) <= 1.1x the "
                              f"out-of-place code under jit at B={b}", f"{r:.2f}x",
                              verdict(r <= 1.1)])
