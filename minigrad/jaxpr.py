@@ -128,6 +128,8 @@ def _names() -> Iterator[str]:
 def _pp_param(v: Any) -> str:
     if isinstance(v, np.dtype):
         return v.name
+    if callable(v) and hasattr(v, "__qualname__"):  # a rule (custom_jvp's): by name, no address
+        return str(v.__qualname__)
     if isinstance(v, tuple):
         return "(" + ", ".join(_pp_param(x) for x in v) + ("," if len(v) == 1 else "") + ")"
     return str(v)

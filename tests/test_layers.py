@@ -20,7 +20,8 @@ LAYERS = [
     ("ops", ["minigrad.ops.*"]),
     ("transforms", ["minigrad.transforms.*"]),
     ("staging", ["minigrad.staging.*"]),
-    ("user API", ["minigrad.numpy", "minigrad.inplace", "minigrad.graph", "minigrad"]),
+    ("user API", ["minigrad.numpy", "minigrad.inplace", "minigrad.custom_rules", "minigrad.graph",
+                  "minigrad"]),
     ("testing", ["minigrad.testing.*"]),
     ("tools", ["minigrad.tools.*", "minigrad.__main__"]),
 ]
