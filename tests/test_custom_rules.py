@@ -327,3 +327,15 @@ def test_the_classic_four_against_jax() -> None:
         w = np.array([0.5, -3.0, 4.0])
         np.testing.assert_allclose(mg.grad(lambda x: mnp.sum(clip_gradient(x) * w))(w),
                                    jax.grad(lambda x: jnp.sum(j_clip(x) * w))(w))
+
+
+def test_the_call_primitives_have_their_rules() -> None:
+    from minigrad import custom_rules as cr
+
+    for prim in (cr.custom_jvp_call_p, cr.custom_vjp_call_p, cr.custom_vmap_call_p,
+                 cr.custom_lin_p):
+        assert prim.multiple_results
+        missing = [r for r in ("impl", "abstract_eval", "jvp", "batch")
+                   if getattr(prim, r) is None]
+        assert missing == [], (prim.name, missing)
+    assert cr.custom_lin_p.transpose is not None  # the linear one: bwd
