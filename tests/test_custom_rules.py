@@ -97,6 +97,7 @@ def test_custom_vjp_with_the_true_gradient_agrees_in_reverse_mode(x: Any, y: Any
     close(mg.grad(lambda a: mnp.sum(mg.vmap(g)(a, ys)))(xs),
           mg.grad(lambda a: mnp.sum(mg.vmap(plain_f)(a, ys)))(xs))
     close(mg.jit(mg.vmap(mg.grad(loss(g))))(xs, ys), mg.vmap(mg.grad(loss(plain_f)))(xs, ys))
+    close(mg.grad(loss(mg.jit(g)), (0, 1))(x, y), mg.grad(loss(plain_f), (0, 1))(x, y))
 
 
 def test_the_rule_is_what_is_differentiated() -> None:
@@ -339,3 +340,41 @@ def test_the_call_primitives_have_their_rules() -> None:
                    if getattr(prim, r) is None]
         assert missing == [], (prim.name, missing)
     assert cr.custom_lin_p.transpose is not None  # the linear one: bwd
+
+
+def test_defjvps_one_rule_per_argument() -> None:
+    @mg.custom_jvp
+    def h(x: Any, y: Any) -> Any:
+        return x * y
+
+    h.defjvps(lambda tx, out, x, y: tx * y, lambda ty, out, x, y: ty * x)
+    x, y = np.array([1.0, 2.0]), np.array([3.0, 5.0])
+    close(mg.grad(lambda a, b: mnp.sum(h(a, b)), (0, 1))(x, y), (y, x))
+    close(mg.jvp(h, (x, y), (np.ones(2), np.zeros(2)))[1], y)
+
+
+def test_custom_vjp_nondiff_argnums() -> None:
+    def scaled(k: float, x: Any) -> Any:
+        return x * k
+
+    s = mg.custom_vjp(scaled, nondiff_argnums=(0,))
+    s.defvjp(lambda k, x: (s(k, x), None), lambda k, _, ct: (ct * k * 10.0,))
+    np.testing.assert_array_equal(mg.grad(lambda x: mnp.sum(s(2.0, x)))(np.ones(2)), [20.0, 20.0])
+
+
+def test_a_tracer_leaked_by_a_rule_is_reported() -> None:
+    leaked: list[Any] = []
+
+    @mg.custom_jvp
+    def h(x: Any) -> Any:
+        return x * 2.0
+
+    @h.defjvp
+    def _(primals: tuple, tangents: tuple) -> tuple:
+        leaked.append(tangents[0])
+        return h(*primals), tangents[0] * 2.0
+
+    mg.jvp(h, (np.ones(2),), (np.ones(2),))  # (the tangent is concrete here: nothing leaks)
+    mg.grad(lambda x: mnp.sum(h(x)))(np.ones(2))
+    with pytest.raises(mg.UnexpectedTracerError):
+        mnp.sin(leaked[-1])
