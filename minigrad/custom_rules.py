@@ -169,7 +169,9 @@ class custom_jvp(_Custom):
         return tree_unflatten(out_tree, outs)
 
 
-@functools.cache  # one rule object per signature: equal parameters
+# One rule object per signature, so equal calls have equal parameters; bounded, so functions
+# made anew each time are not kept forever.
+@functools.lru_cache(maxsize=1024)
 def _flat_jvp_rule(f: custom_jvp, static: tuple, tree: Any, out_tree: Any
                    ) -> Callable[..., tuple]:
     def rule(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
@@ -235,7 +237,7 @@ def _batched_program(call: ClosedJaxpr, axis_size: int, dims: tuple) -> ClosedJa
     return trace_program(fun, avals, "custom_jvp's vmap")
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1024)
 def _batched_jvp_rule(rule: Callable, axis_size: int, dims: tuple, n_out: int) -> Callable:
     front = tuple(None if d is None else 0 for d in dims)
 
@@ -292,7 +294,7 @@ class custom_vjp(_Custom):
         return tree_unflatten(out_tree, outs)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1024)
 def _flat_vjp_rules(f: custom_vjp, static: tuple, tree: Any, out_tree: Any,
                     in_avals: tuple) -> tuple[Callable, Callable]:
     nondiff = [v for _, v in static]
@@ -358,7 +360,7 @@ def _custom_vjp_batch(axis_size: int, vals: tuple, dims: tuple, *, call: ClosedJ
     return outs, [0] * len(outs)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1024)
 def _batched_vjp_rules(fwd: Callable, bwd: Callable, axis_size: int, front: tuple
                        ) -> tuple[Callable, Callable]:
     trees: list[Any] = []
@@ -452,7 +454,7 @@ class custom_vmap(_Custom):
         return tree_unflatten(out_tree, outs)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1024)
 def _flat_vmap_rule(f: custom_vmap, tree: Any, out_tree: Any) -> Callable:
     def rule(axis_size: int, in_batched: list[bool], *leaves: Any) -> tuple[list, list]:
         args = tree_unflatten(tree, leaves)
