@@ -107,4 +107,14 @@ def check_argnums(transform: str, argnums: int | Sequence[int], nargs: int) -> t
             raise ValueError(f"{transform}: argnums must be in [{-nargs}, {nargs}) for a call "
                              f"with {nargs} positional arguments; got {a}")
         out.append(a % nargs)
+    if len(set(out)) != len(out):  # (an argument differentiated twice: JAX rejects it too)
+        raise ValueError(f"{transform}: argnums must not repeat an argument; got "
+                         f"{argnums!r}")
     return tuple(out)
+
+
+def aux_output(x: Any, transform: str) -> Any:
+    """A leaf of ``has_aux``'s auxiliary value, passed through untouched as in JAX (an array,
+    a number, a label, any Python object); a NumPy scalar becomes a 0-d array, as every
+    array minigrad returns is."""
+    return np.asarray(x) if isinstance(x, np.generic) else x

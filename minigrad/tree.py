@@ -166,19 +166,36 @@ def tree_structure(tree: Any) -> PyTreeDef:
     return tree_flatten(tree)[1]
 
 
-def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
-    """Apply ``f`` leafwise to ``tree`` and to trees ``rest`` of the same structure."""
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
+             is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Apply ``f`` leafwise to ``tree`` and to trees ``rest``, as JAX does: ``tree`` must be a
+    prefix of each of ``rest`` (a leaf of ``tree`` receives the whole subtree of the others at
+    its place), and ``is_leaf`` marks more of ``tree``'s nodes as leaves."""
     if not callable(f):
         raise TypeError(f"tree_map: f must be a callable; got {type(f).__name__}")
-    leaves, treedef = tree_flatten(tree)
-    others = []
-    for r in rest:
-        r_leaves, r_def = tree_flatten(r)
-        if r_def != treedef:
-            raise ValueError(f"tree_map: trees must have the same structure; got {treedef} and "
-                             f"{r_def}")
-        others.append(r_leaves)
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    others = [_flatten_up_to(treedef, r, "rest", k) for k, r in enumerate(rest)]
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others, strict=True)])
+
+
+def _flatten_up_to(treedef: PyTreeDef, tree: Any, what: str, k: int) -> list[Any]:
+    """The subtrees of ``tree`` at the leaves of ``treedef``, which must be a prefix of it."""
+    if treedef.node_type is None:
+        return [tree]
+    node = _node_of(tree)
+    children: Any = ()
+    if node is not None and node[0] is treedef.node_type:
+        children, aux = node[1].to_iterable(tree)
+        children = list(children)
+    if (node is None or node[0] is not treedef.node_type or aux != treedef.aux
+            or len(children) != len(treedef.children)):
+        raise ValueError(f"tree_map: the first tree's structure must be a prefix of every "
+                         f"other's; tree {k + 1} has {tree_structure(tree)} where the first "
+                         f"has {treedef}")
+    out: list[Any] = []
+    for c, td in zip(children, treedef.children, strict=True):
+        out += _flatten_up_to(td, c, what, k)
+    return out
 
 
 def _child_keys(td: PyTreeDef) -> list[str]:

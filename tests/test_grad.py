@@ -82,13 +82,15 @@ def test_grad_has_aux():
     np.testing.assert_allclose(aux, [0.0, 3.0])
 
 
-def test_grad_has_aux_python_scalars_become_arrays():
-    g, aux = mg.grad(lambda x: (x * x, (1.5, [x])), has_aux=True)(2.0)
+def test_grad_has_aux_passes_python_values_through():
+    # as JAX does: aux is returned untouched (a Python number stays one, a label too); traced
+    # values come back as arrays
+    g, aux = mg.grad(lambda x: (x * x, (1.5, [x], "note", None)), has_aux=True)(2.0)
     assert float(g) == 4.0
-    assert isinstance(aux[0], np.ndarray) and float(aux[0]) == 1.5
-    assert isinstance(aux[1], list) and float(aux[1][0]) == 2.0
-    with pytest.raises(TypeError, match="arrays"):
-        mg.grad(lambda x: (x * x, "note"), has_aux=True)(2.0)
+    assert aux[0] == 1.5 and type(aux[0]) is float
+    assert isinstance(aux[1], list) and isinstance(aux[1][0], np.ndarray)
+    assert float(aux[1][0]) == 2.0 and aux[2] == "note" and aux[3] is None
+    assert mg.value_and_grad(lambda x: (x * x, "lbl"), has_aux=True)(2.0)[0][1] == "lbl"
 
 
 def test_grad_has_aux_under_vmap_is_batched():

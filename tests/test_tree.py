@@ -122,10 +122,22 @@ def test_tree_map_single_and_multiple_trees():
 
 
 def test_tree_map_structure_mismatch_errors():
-    with pytest.raises(ValueError, match="same structure"):
+    with pytest.raises(ValueError, match="prefix"):
         mg.tree_map(lambda a, b: a + b, {"x": 1}, {"y": 1})
-    with pytest.raises(ValueError, match="same structure"):
+    with pytest.raises(ValueError, match="prefix"):
         mg.tree_map(lambda a, b: a + b, (1, 2), [1, 2])
+    with pytest.raises(ValueError, match="tree 1 has"):
+        mg.tree_map(lambda a, b: a + b, [1, [2, 3]], [1, 2])  # the first is no prefix
+
+
+def test_tree_map_first_tree_is_a_prefix_and_is_leaf():
+    # as JAX: a leaf of the first tree receives the whole subtree of the others at its place
+    assert mg.tree_map(lambda a, b: (a, b), [1, 2], [[3, 4], {"k": 5}]) == [(1, [3, 4]),
+                                                                          (2, {"k": 5})]
+    assert mg.tree_map(lambda a: len(a), {"a": (1, 2), "b": [3]},
+                       is_leaf=lambda x: isinstance(x, (tuple, list))) == {"a": 2, "b": 1}
+    assert mg.tree_map(lambda a, b: a + len(b), (1, 2), ((7, 8), [9]),
+                       is_leaf=None) == (3, 3)
 
 
 def test_tree_map_over_registered_class():

@@ -9,13 +9,14 @@ from minigrad.api_util import (
     Paths,
     as_operands,
     as_output,
+    aux_output,
     check_argnums,
     check_callable,
     unaliased,
 )
 from minigrad.core import get_aval
 from minigrad.ops.structural import full
-from minigrad.transforms.jvp import jacfwd_named, primal_part, split_rows, std_basis
+from minigrad.transforms.jvp import jacfwd_named, primal_part, split_rows, std_basis, with_aux
 from minigrad.transforms.transpose import vjp_flat
 from minigrad.transforms.vmap import vmap
 from minigrad.tree import leaf_paths, tree_flatten, tree_map, tree_unflatten
@@ -97,7 +98,7 @@ def _value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int], has_a
         g = g[0] if isinstance(argnums, int) else g
         (value,) = unaliased([value], leaves)  # f may return its (0-d) argument
         if has_aux:
-            aux_leaves, aux_tree = tree_flatten(tree_map(lambda x: as_output(x, transform),
+            aux_leaves, aux_tree = tree_flatten(tree_map(lambda x: aux_output(x, transform),
                                                          aux_box[0]))
             return (value, tree_unflatten(aux_tree, unaliased(aux_leaves, leaves))), g
         return value, g
@@ -123,16 +124,25 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
     return g
 
 
-def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+           ) -> Callable[..., Any]:
     """The Jacobian by reverse mode: ``vmap`` of the VJP over the standard output basis. Same
-    layout as ``jacfwd``: output shape followed by input shape."""
-    return _jacrev(fun, argnums, "jacrev")
+    layout as ``jacfwd``: output shape followed by input shape. With ``has_aux`` ``fun``
+    returns ``(output, aux)`` and the result is ``(jacobian, aux)``."""
+    return _jacrev(fun, argnums, "jacrev", has_aux)
 
 
-def _jacrev(fun: Callable[..., Any], argnums: int | Sequence[int], transform: str
-            ) -> Callable[..., Any]:
+def _jacrev(fun: Callable[..., Any], argnums: int | Sequence[int], transform: str,
+            has_aux: bool = False) -> Callable[..., Any]:
     """``jacrev``, with errors (and escaped tracers) naming ``transform``."""
     check_callable(transform, fun)
+    if has_aux:
+        def jac_aux(*args: Any, **kwargs: Any) -> Any:
+            box: list[Any] = []
+            f = with_aux(lambda *a: fun(*a, **kwargs), transform, box)
+            return _jacrev(f, argnums, transform)(*args), box[0]
+
+        return jac_aux
 
     def jac(*args: Any, **kwargs: Any) -> Any:
         nums, leaves, tree = _dyn_args(transform, args, argnums)
@@ -160,6 +170,8 @@ def _jacrev(fun: Callable[..., Any], argnums: int | Sequence[int], transform: st
     return jac
 
 
-def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
-    """The Hessian of a scalar ``fun``: ``jacfwd(jacrev(fun))``."""
-    return jacfwd_named(_jacrev(fun, argnums, "hessian"), argnums, "hessian")
+def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+            ) -> Callable[..., Any]:
+    """The Hessian of a scalar ``fun``: ``jacfwd(jacrev(fun))``; with ``has_aux``, ``(hessian,
+    aux)``."""
+    return jacfwd_named(_jacrev(fun, argnums, "hessian", has_aux), argnums, "hessian", has_aux)

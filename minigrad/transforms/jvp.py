@@ -33,7 +33,7 @@ from minigrad.core import (
 )
 from minigrad.ops.structural import instantiate, moveaxis, reshape, slice_array
 from minigrad.transforms.vmap import vmap
-from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
+from minigrad.tree import leaf_paths, tree_flatten, tree_map, tree_structure, tree_unflatten
 
 
 class JVPTracer(Tracer):
@@ -115,9 +115,24 @@ def _check_tangent(path: str, primal: Any, tangent: Any) -> None:
                         f"integer and bool primals take float0 tangents); got {show(t.dtype)}")
 
 
-def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
-        ) -> tuple[Any, Any]:
-    """Forward-mode derivative: ``(fun(*primals), J(primals) @ tangents)``.
+def with_aux(fun: Callable[..., Any], transform: str, box: list[Any]) -> Callable[..., Any]:
+    """``fun`` returning ``(output, aux)``, as a function returning the output; ``aux`` (its
+    primal part: no tracer of the transform running) goes into ``box``."""
+    def split(*args: Any) -> Any:
+        result = fun(*args)
+        if not isinstance(result, tuple) or len(result) != 2:
+            raise TypeError(f"{transform}: with has_aux=True the function must return a pair "
+                            f"(output, aux)")
+        box[:] = [tree_map(primal_part, result[1])]
+        return result[0]
+
+    return split
+
+
+def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: bool = False) -> tuple:
+    """Forward-mode derivative: ``(fun(*primals), J(primals) @ tangents)``; with ``has_aux``
+    ``fun`` returns ``(output, aux)`` and the result is ``(output, tangent, aux)``.
 
     >>> import minigrad as mg, numpy as np
     >>> mg.jvp(mg.numpy.sin, (np.float64(0.0),), (np.float64(2.0),))
@@ -129,9 +144,13 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
                         f"{type(primals).__name__} and {type(tangents).__name__}")
     p_leaves, p_tree = tree_flatten(tuple(primals))
     t_leaves, t_tree = tree_flatten(tuple(tangents))
-    if p_tree != t_tree:
+    if p_tree != t_tree or type(primals) is not type(tangents):  # (x,) and [t]: JAX refuses
         raise ValueError(f"jvp: primals and tangents must have the same tree structure; got "
-                         f"{p_tree} and {t_tree}")
+                         f"{tree_structure(primals)} and {tree_structure(tangents)}")
+    if has_aux:
+        box: list[Any] = []
+        out, tan = jvp(with_aux(fun, "jvp", box), primals, tangents)
+        return out, tan, box[0]
     paths = leaf_paths(p_tree, "primals")
     p_leaves = [as_operand(p, "jvp", path) for p, path in zip(p_leaves, paths, strict=True)]
     t_leaves = [as_operand(t, "jvp", path.replace("primals", "tangents", 1))
@@ -144,20 +163,29 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     return tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out)
 
 
-def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+           ) -> Callable[..., Any]:
     """The Jacobian by forward mode, ``vmap`` of ``jvp`` over the standard input basis.
 
     Each leaf of the result has the output leaf's shape followed by the input leaf's shape;
-    the result has the output's structure, each leaf holding the inputs' structure.
+    the result has the output's structure, each leaf holding the inputs' structure. With
+    ``has_aux`` ``fun`` returns ``(output, aux)`` and the result is ``(jacobian, aux)``.
     """
-    return jacfwd_named(fun, argnums, "jacfwd")
+    return jacfwd_named(fun, argnums, "jacfwd", has_aux)
 
 
-def jacfwd_named(fun: Callable[..., Any], argnums: int | Sequence[int], transform: str
-                 ) -> Callable[..., Any]:
+def jacfwd_named(fun: Callable[..., Any], argnums: int | Sequence[int], transform: str,
+                 has_aux: bool = False) -> Callable[..., Any]:
     """``jacfwd``, with errors (and escaped tracers) naming ``transform`` (``hessian`` uses
     it)."""
     check_callable(transform, fun)
+    if has_aux:
+        def jac_aux(*args: Any, **kwargs: Any) -> Any:
+            box: list[Any] = []
+            f = with_aux(lambda *a: fun(*a, **kwargs), transform, box)
+            return jacfwd_named(f, argnums, transform)(*args), box[0]
+
+        return jac_aux
 
     def jac(*args: Any, **kwargs: Any) -> Any:  # keyword arguments are not differentiated
         nums = check_argnums(transform, argnums, len(args))

@@ -20,7 +20,7 @@ from minigrad.core import (
     tangent_dtype,
 )
 from minigrad.jaxpr import ClosedJaxpr, JaxprTrace, dce_closed, eval_jaxpr
-from minigrad.transforms.jvp import jvp_flat
+from minigrad.transforms.jvp import jvp_flat, with_aux
 from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 
 
@@ -44,9 +44,10 @@ def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], transform: s
     return out_tree, primals_out, dce_closed(closed) if prune else closed
 
 
-def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the JVP at ``primals``,
-    evaluated from a linear jaxpr (so it costs no primal work).
+    evaluated from a linear jaxpr (so it costs no primal work). With ``has_aux`` ``fun``
+    returns ``(output, aux)`` and the result is ``(output, f_jvp, aux)``.
 
     >>> import minigrad as mg, numpy as np
     >>> y, f_jvp = mg.linearize(mg.numpy.sin, np.float64(0.0))
@@ -54,6 +55,10 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
     array(3.)
     """
     check_callable("linearize", fun)
+    if has_aux:
+        box: list[Any] = []
+        out, lin = linearize(with_aux(fun, "linearize", box), *primals)
+        return out, lin, box[0]
     leaves, in_tree = tree_flatten(primals)
     paths = leaf_paths(in_tree, "primals")
     leaves = [as_operand(x, "linearize", p) for x, p in zip(leaves, paths, strict=True)]

@@ -13,7 +13,7 @@ import numpy as np
 
 from minigrad.api_util import (
     as_operand,
-    as_output,
+    aux_output,
     check_callable,
     flat_call,
     unaliased,
@@ -163,7 +163,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
 
 def _strip(aux: Any) -> Any:
     """Aux values leave the transform as their primal values."""
-    return tree_map(lambda x: as_output(x, "vjp"), aux)
+    return tree_map(lambda x: aux_output(x, "vjp"), aux)
 
 
 def linear_transpose(fun: Callable[..., Any], *primals: Any) -> Callable[..., tuple]:
