@@ -67,8 +67,10 @@ class Jitted:
             self.name = "lambda"
         functools.update_wrapper(self, fun)  # type: ignore[arg-type]
 
+    kind = "jit"
+
     def __repr__(self) -> str:
-        return f"jit({self.name})"
+        return f"{self.kind}({self.name})"
 
     def _split(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple, tuple[int, ...]]:
         """(dynamic args, dynamic kwargs, the static values, donated positions)."""
@@ -85,7 +87,7 @@ class Jitted:
                 hash(value)
             except TypeError:
                 label = f"args[{where}]" if kind == "arg" else f"kwargs[{where!r}]"
-                raise TypeError(f"jit({self.name}): the static argument {label} must be "
+                raise TypeError(f"{self!r}: the static argument {label} must be "
                                 f"hashable (it is part of the cache key); got a "
                                 f"{type(value).__name__}. Pass a tuple instead of a list, or "
                                 f"make it a dynamic (array) argument") from None
@@ -96,13 +98,12 @@ class Jitted:
         donated = tuple(j for j, i in enumerate(positions) if i in donate)
         return dyn, dyn_kwargs, tuple(statics), donated
 
-    def _entry(self, args: tuple, kwargs: dict) -> tuple[Entry, list[Any], list[Any]]:
+    def _entry(self, args: tuple, kwargs: dict) -> tuple[Entry, list[Any], list[Any], list[Any]]:
         """The cache entry for this call, its leaves, and any values of outer transforms the
         traced function closes over (extra operands of the call; such traces are not kept)."""
         dyn, dyn_kwargs, statics, donated_args = self._split(args, kwargs)
         raw, in_tree = tree_flatten((dyn, dyn_kwargs))
-        leaves = as_operands(raw, f"jit({self.name})", Paths(lambda: call_paths(in_tree)))
-        self.raw = raw  # (for check_writable: which leaves were the caller's own arrays)
+        leaves = as_operands(raw, repr(self), Paths(lambda: call_paths(in_tree)))
         # donated leaves: every leaf of a donated positional argument
         donate: tuple[int, ...] = ()
         if donated_args:
@@ -112,7 +113,7 @@ class Jitted:
         key = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics, donate)
         entry = self.cache.get(key)
         if entry is not None:
-            return entry, leaves, []
+            return entry, leaves, [], raw
         self.traces += 1
         out_box: list[PyTreeDef] = []
         mutated: list[int] = []
@@ -131,10 +132,10 @@ class Jitted:
             # an input the function updated in place (its tracer was rebound) is an output too
             mutated[:] = [i for i, (t, v) in enumerate(zip(tracers, inputs, strict=True))
                           if t.var is not v]
-            return ([as_output(o, f"jit({self.name})") for o in out_leaves]
+            return ([as_output(o, repr(self)) for o in out_leaves]
                     + [tracers[i] for i in mutated])
 
-        program = trace_program(flat, [get_aval(x) for x in leaves], f"jit({self.name})")
+        program = trace_program(flat, [get_aval(x) for x in leaves], repr(self))
         # Values of outer transforms the function closed over become leading operands; a
         # program that holds them belongs to this call only.
         lifted = [isinstance(c, Tracer) for c in program.consts]
@@ -154,7 +155,7 @@ class Jitted:
         entry = Entry(program, out_box[0], donate, tuple(mutated))
         if not closed_over:
             self.cache[key] = entry
-        return entry, leaves, closed_over
+        return entry, leaves, closed_over, raw
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # speed: positional arrays and no transform running, the common call, skip the
@@ -169,14 +170,14 @@ class Jitted:
                 outs = entry.fn(*args)
                 return outs[0] if entry.out_tree is LEAF else tree_unflatten(entry.out_tree,
                                                                             outs)
-        entry, leaves, closed_over = self._entry(args, kwargs)
+        entry, leaves, closed_over, raw = self._entry(args, kwargs)
         if not closed_over and not kwargs and not self.static_argnums and all(
                 type(a) is np.ndarray for a in args):
             self.fast[tuple([(a.shape, a.dtype) for a in args])] = entry
         if entry.mutated:
-            check_writable(self.name, entry, self.raw, leaves)
+            check_writable(repr(self), entry, raw, leaves)
         outs = self.run(entry, [*closed_over, *leaves])
-        return write_back(entry, leaves, outs, f"jit({self.name})")
+        return write_back(entry, leaves, outs, repr(self))
 
     def run(self, entry: Entry, operands: list[Any]) -> list[Any]:
         """The program on ``operands``: one ``jit`` equation. (A transform's rules make new
@@ -187,7 +188,7 @@ class Jitted:
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """The program and generated code for arguments like these (values unused)."""
-        entry, _, _ = self._entry(args, kwargs)
+        entry, _, _, _ = self._entry(args, kwargs)
         return Lowered(compiled(entry.program, entry.donate, self.name), entry.program)
 
 
@@ -199,10 +200,10 @@ def check_writable(name: str, entry: Entry, raw: list, leaves: list) -> None:
         if isinstance(x, Tracer):
             continue
         if raw[i] is not x:  # a Python number or a list, converted: not the caller's array
-            raise TypeError(f"jit({name}): the function updates an argument in place, so it "
+            raise TypeError(f"{name}: the function updates an argument in place, so it "
                             f"must be a NumPy array; got {type(raw[i]).__name__}")
         if not x.flags.writeable:
-            raise ValueError(f"jit({name}): the function updates an argument in place, and "
+            raise ValueError(f"{name}: the function updates an argument in place, and "
                              f"that array is read-only")
 
 
@@ -230,11 +231,10 @@ class Functionalized(Jitted):
     them, from a program of out-of-place primitives, run without compiling it: so
     ``make_jaxpr`` of it shows those primitives."""
 
+    kind = "functionalize"
+
     def run(self, entry: Entry, operands: list[Any]) -> list[Any]:
         return eval_jaxpr(entry.program.jaxpr, entry.program.consts, *operands)
-
-    def __repr__(self) -> str:
-        return f"functionalize({self.name})"
 
 
 def functionalize(fun: Callable[..., Any]) -> Functionalized:
