@@ -118,3 +118,35 @@ def aux_output(x: Any, transform: str) -> Any:
     a number, a label, any Python object); a NumPy scalar becomes a 0-d array, as every
     array minigrad returns is."""
     return np.asarray(x) if isinstance(x, np.generic) else x
+
+
+# JAX's arguments minigrad does not support: accepted at their defaults, refused otherwise
+# with the reason (docs/api.md has the table).
+UNSUPPORTED = {
+    "holomorphic": "minigrad differentiates real functions of real inputs (no complex "
+                   "derivatives)",
+    "reduce_axes": "it names axes of collectives, which minigrad does not have (JAX "
+                   "deprecated it too)",
+    "axis_name": "minigrad's vmap has no named axes or collectives (psum ...) yet",
+    "spmd_axis_name": "minigrad runs on one host, with no devices to map over",
+    "sum_match": "minigrad's vmap has no named axes or collectives yet",
+    "axis_env": "minigrad has no named axes or collectives yet",
+    "in_shardings": "minigrad runs on one host, in NumPy: there is nothing to shard",
+    "out_shardings": "minigrad runs on one host, in NumPy: there is nothing to shard",
+    "device": "minigrad runs on the host CPU, in NumPy",
+    "backend": "minigrad runs on the host CPU, in NumPy",
+    "compiler_options": "minigrad's compiler is its passes and code generator, with no "
+                        "options",
+    "nondiff_argnames": "name the static arguments by position (nondiff_argnums)",
+    "flatten_with_keys_func": "minigrad's paths are built from the node's children; key "
+                              "paths (tree_flatten_with_path) are not supported",
+}
+
+
+def check_unsupported(transform: str, **given: Any) -> None:
+    """Raise NotImplementedError for any of JAX's arguments in ``given`` that is not at its
+    default (False, None, or empty)."""
+    for name, value in given.items():
+        if value is not None and value is not False and value != ():
+            raise NotImplementedError(f"{transform}: {name}={value!r} is not supported: "
+                                      f"{UNSUPPORTED[name]}")

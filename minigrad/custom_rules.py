@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.api_util import as_operand, as_output, check_callable
+from minigrad.api_util import as_operand, as_output, check_callable, check_unsupported
 from minigrad.core import (
     Primitive,
     ShapedArray,
@@ -74,8 +74,10 @@ class _Custom:
     kind = ""
     __name__: str
 
-    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()):
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = (),
+                 nondiff_argnames: Sequence[str] = ()):
         check_callable(self.kind, fun)
+        check_unsupported(self.kind, nondiff_argnames=tuple(nondiff_argnames))
         self.fun = fun
         self.__name__ = getattr(fun, "__name__", type(fun).__name__)
         self.nondiff_argnums = tuple(nondiff_argnums)
@@ -135,8 +137,9 @@ class custom_jvp(_Custom):
 
     kind = "custom_jvp"
 
-    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()):
-        super().__init__(fun, nondiff_argnums)
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = (),
+                 nondiff_argnames: Sequence[str] = ()):
+        super().__init__(fun, nondiff_argnums, nondiff_argnames)
         self.jvp: Callable[..., Any] | None = None
 
     def defjvp(self, rule: Callable[..., Any]) -> Callable[..., Any]:
@@ -271,8 +274,9 @@ class custom_vjp(_Custom):
 
     kind = "custom_vjp"
 
-    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()):
-        super().__init__(fun, nondiff_argnums)
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = (),
+                 nondiff_argnames: Sequence[str] = ()):
+        super().__init__(fun, nondiff_argnums, nondiff_argnames)
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
 

@@ -12,7 +12,13 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from minigrad.api_util import as_operand, as_output, call_paths, check_callable
+from minigrad.api_util import (
+    as_operand,
+    as_output,
+    call_paths,
+    check_callable,
+    check_unsupported,
+)
 from minigrad.core import (
     Primitive,
     ShapedArray,
@@ -264,7 +270,8 @@ class JaxprTrace(Trace):
 partial_eval_rules: dict[Primitive, Callable[..., Any]] = {}
 
 
-def make_jaxpr(fun: Callable[..., Any]) -> Callable[..., ClosedJaxpr]:
+def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
+               axis_env: Any = None, return_shape: bool = False) -> Callable[..., Any]:
     """The jaxpr of ``fun`` at the shapes and dtypes of the given arguments. Everything ``fun``
     computes is staged, including operations that do not depend on the arguments. If ``fun``
     updates arguments in place (``mg.index_add_``), their final values are extra outputs.
@@ -276,8 +283,31 @@ def make_jaxpr(fun: Callable[..., Any]) -> Callable[..., ClosedJaxpr]:
         c:f64[3] = broadcast_in_dim[shape=(3,) broadcast_dimensions=()] 2.0:f64[]
         d:f64[3] = mul b c
       in (d,) }
+
+    ``static_argnums`` arguments are Python values fixed in the program, not inputs; with
+    ``return_shape`` the result is ``(jaxpr, shapes)``, the outputs' ShapedArrays in their
+    tree, as JAX's.
     """
-    return make_jaxpr_named(fun, "make_jaxpr")
+    check_unsupported("make_jaxpr", axis_env=axis_env)
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    if not static and not return_shape:
+        return make_jaxpr_named(fun, "make_jaxpr")
+
+    def staged(*args: Any, **kwargs: Any) -> Any:
+        n = len(args)
+        fixed = {i % n: args[i] for i in static}
+        dyn = [a for i, a in enumerate(args) if i not in fixed]
+
+        def with_static(*dyn_args: Any, **kw: Any) -> Any:
+            it = iter(dyn_args)
+            return fun(*[fixed[i] if i in fixed else next(it) for i in range(n)], **kw)
+
+        closed = make_jaxpr_named(with_static, "make_jaxpr")(*dyn, **kwargs)
+        if not return_shape:
+            return closed
+        return closed, tree_unflatten(closed.out_tree, [v.aval for v in closed.jaxpr.outvars])
+
+    return staged
 
 
 def make_jaxpr_named(fun: Callable[..., Any], transform: str) -> Callable[..., ClosedJaxpr]:

@@ -21,9 +21,15 @@ def register_pytree_node(
     nodetype: type,
     flatten: Callable[[Any], tuple[Iterable[Any], Hashable]],
     unflatten: Callable[[Hashable, Iterable[Any]], Any],
+    flatten_with_keys_func: Callable[..., Any] | None = None,
 ) -> None:
     """Make ``nodetype`` a pytree node: ``flatten(x) -> (children, aux)`` and
-    ``unflatten(aux, children) -> x``. ``aux`` must be hashable and comparable."""
+    ``unflatten(aux, children) -> x``. ``aux`` must be hashable and comparable. (JAX's
+    ``flatten_with_keys_func`` is refused: minigrad has no key paths.)"""
+    if flatten_with_keys_func is not None:
+        raise NotImplementedError("register_pytree_node: flatten_with_keys_func is not "
+                                  "supported: minigrad's paths are built from the node's "
+                                  "children; key paths (tree_flatten_with_path) are not")
     if not isinstance(nodetype, type):
         raise TypeError(f"register_pytree_node: nodetype must be a class; got "
                         f"{type(nodetype).__name__}")
@@ -158,12 +164,12 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     return rec(treedef)
 
 
-def tree_leaves(tree: Any) -> list[Any]:
-    return tree_flatten(tree)[0]
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
+    return tree_flatten(tree, is_leaf)[0]
 
 
-def tree_structure(tree: Any) -> PyTreeDef:
-    return tree_flatten(tree)[1]
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+    return tree_flatten(tree, is_leaf)[1]
 
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,

@@ -96,3 +96,70 @@ def test_against_jax() -> None:
             jax.jvp(jnp.sin, (X,), [X])
         assert jax.tree.map(lambda a, b: (a, b), [1, 2], [[3, 4], 5]) == mg.tree_map(
             lambda a, b: (a, b), [1, 2], [[3, 4], 5])
+
+
+def test_allow_int_gives_float0_gradients() -> None:
+    gx, gn = mg.grad(lambda x, n: mnp.sum(x * n), argnums=(0, 1), allow_int=True)(
+        np.ones(2), np.array([2, 3]))
+    np.testing.assert_array_equal(gx, [2.0, 3.0])
+    assert gn.dtype == mg.float0 and gn.shape == (2,)
+    with pytest.raises(TypeError, match="allow_int=True"):
+        mg.grad(lambda x, n: mnp.sum(x * n), argnums=(0, 1))(np.ones(2), np.array([2, 3]))
+
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda: mg.grad(mnp.sum, holomorphic=True), "holomorphic"),
+    (lambda: mg.value_and_grad(mnp.sum, reduce_axes=("i",)), "reduce_axes"),
+    (lambda: mg.vjp(mnp.sin, X, reduce_axes=("i",)), "reduce_axes"),
+    (lambda: mg.linear_transpose(lambda x: x * 2.0, X, reduce_axes=("i",)), "reduce_axes"),
+    (lambda: mg.vmap(mnp.sin, axis_name="i"), "axis_name"),
+    (lambda: mg.vmap(mnp.sin, spmd_axis_name="i"), "spmd_axis_name"),
+    (lambda: mg.vmap(mnp.sin, sum_match=True), "sum_match"),
+    (lambda: mg.jacfwd(mnp.sin, holomorphic=True), "holomorphic"),
+    (lambda: mg.jacrev(mnp.sin, holomorphic=True), "holomorphic"),
+    (lambda: mg.jacrev(mnp.sin, allow_int=True), "allow_int"),
+    (lambda: mg.hessian(mnp.sum, holomorphic=True), "holomorphic"),
+    (lambda: mg.make_jaxpr(mnp.sin, axis_env=[("i", 2)]), "axis_env"),
+    (lambda: mg.jit(mnp.sin, in_shardings=object()), "in_shardings"),
+    (lambda: mg.jit(mnp.sin, device="cpu"), "device"),
+    (lambda: mg.jit(mnp.sin, compiler_options={"x": 1}), "compiler_options"),
+    (lambda: mg.custom_jvp(mnp.sin, nondiff_argnames=("x",)), "nondiff_argnames"),
+    (lambda: mg.register_pytree_node(type("T", (), {}), lambda t: ((), None),
+                                     lambda a, c: None, lambda t: ()), "flatten_with_keys_func"),
+])
+def test_unsupported_arguments_are_refused_by_name(call: Any, name: str) -> None:
+    with pytest.raises(NotImplementedError, match=f"{name}.*not supported"):
+        call()
+
+
+def test_supported_jax_arguments() -> None:
+    jaxpr, shapes = mg.make_jaxpr(lambda x, k: x * k, static_argnums=1, return_shape=True)(
+        X, 3.0)
+    assert len(jaxpr.jaxpr.invars) == 1 and shapes.shape == (3,)
+    f = mg.jit(lambda x: mg.index_fill(x, 0, np.array([0]), 1.0), donate_argnames="x",
+               keep_unused=True, inline=True)
+    assert f.lower(X).stats["inplace"] == 1
+    np.testing.assert_array_equal(f(X.copy()), [1.0, 1.0, -2.0])
+
+
+def test_every_jax_argument_is_a_parameter() -> None:
+    """For the functions that mirror JAX, every parameter of JAX 0.10's signature exists here
+    (supported, or refusing with its reason): none is a Python TypeError for an unexpected
+    keyword."""
+    import inspect
+
+    jax = pytest.importorskip("jax", reason="compares with JAX's signatures")
+    names = ["grad", "value_and_grad", "jvp", "vjp", "linearize", "linear_transpose", "vmap",
+             "jacfwd", "jacrev", "hessian", "make_jaxpr", "jit"]
+    missing = {}
+    for name in names:
+        theirs = set(inspect.signature(getattr(jax, name)).parameters)
+        ours = set(inspect.signature(getattr(mg, name)).parameters)
+        if theirs - ours:
+            missing[name] = sorted(theirs - ours)
+    for name in ("tree_map", "tree_flatten", "tree_leaves", "tree_structure"):
+        theirs = set(inspect.signature(getattr(jax.tree_util, name)).parameters)
+        ours = set(inspect.signature(getattr(mg, name)).parameters)
+        if theirs - ours:
+            missing[name] = sorted(theirs - ours)
+    assert missing == {}

@@ -66,6 +66,8 @@ def test_static_arguments() -> None:
     x = np.array([1.0, 2.0])
     np.testing.assert_array_equal(power(x, 3), x ** 3)
     np.testing.assert_array_equal(power(x, 3), x ** 3)
+    first = mg.jit(lambda n, x: x * n if n > 1 else x, static_argnums=0)  # argument 0 static
+    np.testing.assert_array_equal(first(3, x), 3 * x)
     np.testing.assert_array_equal(power(x, 2), x ** 2)
     np.testing.assert_array_equal(power(x, n=2), x ** 2)  # static by name too, as in JAX
     assert traced == [3, 2, 2]  # by position and by name are different trees

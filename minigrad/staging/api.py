@@ -14,7 +14,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.api_util import Paths, as_operands, as_output, call_paths, check_callable
+from minigrad.api_util import (
+    Paths,
+    as_operands,
+    as_output,
+    call_paths,
+    check_callable,
+    check_unsupported,
+)
 from minigrad.core import Tracer, _get_current, eval_trace, get_aval
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from minigrad.staging.call import jit_p, trace_program
@@ -271,20 +278,34 @@ class Lowered:
         return f"Lowered(\n{self._source})"
 
 
-def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = ()
-        ) -> Any:
+def jit(fun: Callable[..., Any] | None = None, *, in_shardings: Any = None,
+        out_shardings: Any = None, static_argnums: int | Sequence[int] | None = (),
+        static_argnames: str | Sequence[str] | None = (),
+        donate_argnums: int | Sequence[int] | None = (),
+        donate_argnames: str | Sequence[str] | None = (), keep_unused: bool = False,
+        device: Any = None, backend: Any = None, inline: bool = False,
+        compiler_options: Any = None) -> Any:
     """``fun``, traced once per signature and run as compiled NumPy code (usable as
-    ``@jit`` or ``@jit(static_argnums=...)``).
+    ``@jit`` or ``@jit(static_argnums=...)``). JAX's arguments: ``donate_argnames`` names
+    donated parameters as ``static_argnames`` names static ones; ``keep_unused`` and
+    ``inline`` are accepted and change nothing (every input is kept; nested calls are always
+    inlined when compiled); the shardings, ``device``, ``backend`` and ``compiler_options``
+    are refused (one host, NumPy).
 
     >>> import minigrad as mg, numpy as np
     >>> f = mg.jit(lambda x: mg.numpy.sin(x) * 2.0)
     >>> f(np.zeros(2))
     array([0., 0.])
     """
-    static_nums = _int_tuple("static_argnums", static_argnums)
-    static_names = _str_tuple("static_argnames", static_argnames)
-    donate_nums = _int_tuple("donate_argnums", donate_argnums)
+    check_unsupported("jit", in_shardings=in_shardings, out_shardings=out_shardings,
+                      device=device, backend=backend, compiler_options=compiler_options)
+    def given(value: Any) -> Any:  # (JAX's default is None; 0 is an argument number)
+        return () if value is None else value
+
+    static_nums = _int_tuple("static_argnums", given(static_argnums))
+    static_names = _str_tuple("static_argnames", given(static_argnames))
+    donate_nums = _int_tuple("donate_argnums", given(donate_argnums))
+    donate_names = _str_tuple("donate_argnames", given(donate_argnames))
     if set(static_nums) & set(donate_nums):
         raise ValueError(f"jit: an argument cannot be both static and donated; got "
                          f"static_argnums={static_nums} and donate_argnums={donate_nums}")
@@ -308,7 +329,16 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
                                                if -len(positional) <= i < len(positional))]))
         nums = tuple(dict.fromkeys([*nums, *(positional.index(n) for n in names
                                              if n in positional)]))
-        return Jitted(f, nums, names, donate_nums)
+        unknown = [n for n in donate_names if n not in positional]
+        if unknown:
+            raise ValueError(f"jit: donate_argnames {unknown[0]!r} is not a positional "
+                             f"parameter of {getattr(f, '__name__', 'fun')}")
+        donated = tuple(dict.fromkeys([*donate_nums,
+                                       *(positional.index(n) for n in donate_names)]))
+        if set(nums) & set(donated):
+            raise ValueError(f"jit: an argument cannot be both static and donated; got "
+                             f"static {nums} and donated {donated}")
+        return Jitted(f, nums, names, donated)
 
     return wrap if fun is None else wrap(fun)
 

@@ -12,6 +12,7 @@ from minigrad.api_util import (
     aux_output,
     check_argnums,
     check_callable,
+    check_unsupported,
     unaliased,
 )
 from minigrad.core import get_aval
@@ -22,9 +23,10 @@ from minigrad.transforms.vmap import vmap
 from minigrad.tree import leaf_paths, tree_flatten, tree_map, tree_unflatten
 
 
-def _dyn_args(transform: str, args: tuple, argnums: int | Sequence[int]
-              ) -> tuple[tuple[int, ...], list, Any]:
-    """The differentiated arguments' leaves (checked to be floating) and their structure."""
+def _dyn_args(transform: str, args: tuple, argnums: int | Sequence[int],
+              allow_int: bool = False) -> tuple[tuple[int, ...], list, Any]:
+    """The differentiated arguments' leaves (checked to be floating, or with ``allow_int``
+    integer or bool: their gradients are float0 zeros) and their structure."""
     nums = check_argnums(transform, argnums, len(args))
     leaves, tree = tree_flatten(tuple(args[i] for i in nums))
     paths = Paths(lambda: [path for i, arg in zip(nums, tree.children, strict=True)
@@ -32,10 +34,11 @@ def _dyn_args(transform: str, args: tuple, argnums: int | Sequence[int]
     leaves = as_operands(leaves, transform, paths)
     for i, x in enumerate(leaves):
         dtype = get_aval(x).dtype
-        if dtype.kind != "f":
+        if dtype.kind != "f" and not (allow_int and dtype.kind in "biu"):
             raise TypeError(f"{transform}: {paths[i]} must be a floating array to be "
                             f"differentiated; got dtype {dtype} (argnums selects the arguments "
-                            f"to differentiate)")
+                            f"to differentiate; allow_int=True gives integer ones float0 "
+                            f"gradients)")
     return nums, leaves, tree
 
 
@@ -51,21 +54,24 @@ def _with_dyn(fun: Callable[..., Any], args: tuple, nums: tuple[int, ...], tree:
 
 
 def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
-                   has_aux: bool = False) -> Callable[..., Any]:
+                   has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False,
+                   reduce_axes: Sequence[Any] = ()) -> Callable[..., Any]:
     """``(fun(*args), gradient)``; with ``has_aux`` ``fun`` returns ``(value, aux)`` and the
     result is ``((value, aux), gradient)``. The gradient has the structure of
-    ``args[argnums]`` (a tuple of them when argnums is a tuple)."""
-    return _value_and_grad(fun, argnums, has_aux, "value_and_grad")
+    ``args[argnums]`` (a tuple of them when argnums is a tuple). With ``allow_int`` integer
+    arguments get float0 gradients (JAX's), instead of an error."""
+    check_unsupported("value_and_grad", holomorphic=holomorphic, reduce_axes=tuple(reduce_axes))
+    return _value_and_grad(fun, argnums, has_aux, "value_and_grad", allow_int)
 
 
 def _value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool,
-                    transform: str) -> Callable[..., Any]:
+                    transform: str, allow_int: bool = False) -> Callable[..., Any]:
     """``value_and_grad``, with errors (and escaped tracers) naming ``transform``."""
     check_callable(transform, fun)
 
     def vg(*args: Any, **kwargs: Any) -> Any:
         # Keyword arguments are passed through, never differentiated (as in JAX).
-        nums, leaves, tree = _dyn_args(transform, args, argnums)
+        nums, leaves, tree = _dyn_args(transform, args, argnums, allow_int)
         f = _with_dyn(partial(fun, **kwargs) if kwargs else fun, args, nums, tree)
         aux_box: list[Any] = []
 
@@ -106,15 +112,18 @@ def _value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int], has_a
     return vg
 
 
-def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False, reduce_axes: Sequence[Any] = ()
          ) -> Callable[..., Any]:
-    """The gradient of a scalar-valued ``fun`` with respect to ``args[argnums]``.
+    """The gradient of a scalar-valued ``fun`` with respect to ``args[argnums]`` (``allow_int``:
+    integer arguments get float0 gradients, as in JAX).
 
     >>> import minigrad as mg, numpy as np
     >>> mg.grad(lambda x: (x ** 2).sum())(np.array([1.0, 2.0]))
     array([2., 4.])
     """
-    vg = _value_and_grad(fun, argnums, has_aux, "grad")
+    check_unsupported("grad", holomorphic=holomorphic, reduce_axes=tuple(reduce_axes))
+    vg = _value_and_grad(fun, argnums, has_aux, "grad", allow_int)
 
     def g(*args: Any, **kwargs: Any) -> Any:
         (_, aux), grads = (vg(*args, **kwargs) if has_aux
@@ -124,11 +133,16 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
     return g
 
 
-def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
-           ) -> Callable[..., Any]:
+def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable[..., Any]:
     """The Jacobian by reverse mode: ``vmap`` of the VJP over the standard output basis. Same
     layout as ``jacfwd``: output shape followed by input shape. With ``has_aux`` ``fun``
-    returns ``(output, aux)`` and the result is ``(jacobian, aux)``."""
+    returns ``(output, aux)`` and the result is ``(jacobian, aux)``. (``allow_int`` is not
+    supported: integer arguments of jacrev are refused.)"""
+    check_unsupported("jacrev", holomorphic=holomorphic)
+    if allow_int:
+        raise NotImplementedError("jacrev: allow_int=True is not supported: differentiate the "
+                                  "floating arguments only (argnums), or use grad(allow_int=True)")
     return _jacrev(fun, argnums, "jacrev", has_aux)
 
 
@@ -170,8 +184,9 @@ def _jacrev(fun: Callable[..., Any], argnums: int | Sequence[int], transform: st
     return jac
 
 
-def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
-            ) -> Callable[..., Any]:
+def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable[..., Any]:
     """The Hessian of a scalar ``fun``: ``jacfwd(jacrev(fun))``; with ``has_aux``, ``(hessian,
     aux)``."""
+    check_unsupported("hessian", holomorphic=holomorphic)
     return jacfwd_named(_jacrev(fun, argnums, "hessian", has_aux), argnums, "hessian", has_aux)

@@ -15,6 +15,7 @@ from minigrad.api_util import (
     as_output,
     check_argnums,
     check_callable,
+    check_unsupported,
     flat_call,
     unaliased,
 )
@@ -163,14 +164,15 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     return tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out)
 
 
-def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
-           ) -> Callable[..., Any]:
+def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[..., Any]:
     """The Jacobian by forward mode, ``vmap`` of ``jvp`` over the standard input basis.
 
     Each leaf of the result has the output leaf's shape followed by the input leaf's shape;
     the result has the output's structure, each leaf holding the inputs' structure. With
     ``has_aux`` ``fun`` returns ``(output, aux)`` and the result is ``(jacobian, aux)``.
     """
+    check_unsupported("jacfwd", holomorphic=holomorphic)
     return jacfwd_named(fun, argnums, "jacfwd", has_aux)
 
 

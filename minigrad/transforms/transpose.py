@@ -15,6 +15,7 @@ from minigrad.api_util import (
     as_operand,
     aux_output,
     check_callable,
+    check_unsupported,
     flat_call,
     unaliased,
 )
@@ -117,7 +118,8 @@ def vjp_flat(fun: Callable[..., Any], primals: Sequence[Any], transform: str = "
     return out_tree, primals_out, pullback
 
 
-def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
+        reduce_axes: Sequence[Any] = ()) -> tuple:
     """``(fun(*primals), vjp_fn)`` (and ``aux`` with ``has_aux``); ``vjp_fn(ct)`` returns a
     tuple with one cotangent per primal: the transpose of the linearized ``fun``.
 
@@ -127,6 +129,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
     (array(2.),)
     """
     check_callable("vjp", fun)
+    check_unsupported("vjp", reduce_axes=tuple(reduce_axes))
     leaves, in_tree = tree_flatten(primals)
     paths = leaf_paths(in_tree, "primals")
     leaves = [as_operand(x, "vjp", p) for x, p in zip(leaves, paths, strict=True)]
@@ -166,10 +169,12 @@ def _strip(aux: Any) -> Any:
     return tree_map(lambda x: aux_output(x, "vjp"), aux)
 
 
-def linear_transpose(fun: Callable[..., Any], *primals: Any) -> Callable[..., tuple]:
+def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: Sequence[Any] = ()
+                     ) -> Callable[..., tuple]:
     """The transpose of the linear function ``fun``, at the shapes and dtypes of ``primals``
     (their values are not used). Raises if ``fun`` is not linear in its inputs."""
     check_callable("linear_transpose", fun)
+    check_unsupported("linear_transpose", reduce_axes=tuple(reduce_axes))
     # dead non-linear work must not matter
     closed = dce_closed(make_jaxpr_named(fun, "linear_transpose")(*primals))
     in_avals = [v.aval for v in closed.jaxpr.invars]

@@ -17,6 +17,7 @@ from minigrad.api_util import (
     as_output,
     call_paths,
     check_callable,
+    check_unsupported,
     unaliased,
 )
 from minigrad.core import (
@@ -102,7 +103,8 @@ def _axis_size(leaves: list, axes: list, paths: Paths, axis_size: int | None) ->
 
 
 def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
-         axis_size: int | None = None) -> Callable[..., Any]:
+         axis_name: Any = None, axis_size: int | None = None, spmd_axis_name: Any = None,
+         sum_match: bool = False) -> Callable[..., Any]:
     """Vectorize ``fun`` over the axes ``in_axes`` of its arguments (a tree prefix of the
     argument tuple: an int, None, or a tuple/list/dict mirroring the arguments); results gain
     the batch axis at ``out_axes``. Keyword arguments are mapped along axis 0.
@@ -114,6 +116,8 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # a list at the top means the same as a tuple, as in JAX
     check_callable("vmap", fun)
+    check_unsupported("vmap", axis_name=axis_name, spmd_axis_name=spmd_axis_name,
+                      sum_match=sum_match)
     if axis_size is not None and (not isinstance(axis_size, int) or isinstance(axis_size, bool)):
         raise TypeError(f"vmap: axis_size must be a non-negative int; got {axis_size!r}")
     if axis_size is not None and axis_size < 0:
