@@ -127,10 +127,9 @@ UNSUPPORTED = {
                    "derivatives)",
     "reduce_axes": "it names axes of collectives, which minigrad does not have (JAX "
                    "deprecated it too)",
-    "axis_name": "minigrad's vmap has no named axes or collectives (psum ...) yet",
     "spmd_axis_name": "minigrad runs on one host, with no devices to map over",
-    "sum_match": "minigrad's vmap has no named axes or collectives yet",
-    "axis_env": "minigrad has no named axes or collectives yet",
+    "sum_match": "minigrad's collectives take one axis name, with no matched sums",
+    "axis_env": "name the axes with vmap(axis_name=...) around the function instead",
     "in_shardings": "minigrad runs on one host, in NumPy: there is nothing to shard",
     "out_shardings": "minigrad runs on one host, in NumPy: there is nothing to shard",
     "device": "minigrad runs on the host CPU, in NumPy",

@@ -112,7 +112,6 @@ def test_allow_int_gives_float0_gradients() -> None:
     (lambda: mg.value_and_grad(mnp.sum, reduce_axes=("i",)), "reduce_axes"),
     (lambda: mg.vjp(mnp.sin, X, reduce_axes=("i",)), "reduce_axes"),
     (lambda: mg.linear_transpose(lambda x: x * 2.0, X, reduce_axes=("i",)), "reduce_axes"),
-    (lambda: mg.vmap(mnp.sin, axis_name="i"), "axis_name"),
     (lambda: mg.vmap(mnp.sin, spmd_axis_name="i"), "spmd_axis_name"),
     (lambda: mg.vmap(mnp.sin, sum_match=True), "sum_match"),
     (lambda: mg.jacfwd(mnp.sin, holomorphic=True), "holomorphic"),

@@ -46,25 +46,37 @@ class BatchTracer(Tracer):
         self.aval = ShapedArray(shape[:bdim] + shape[bdim + 1:], val.dtype)
 
 
+# Collectives (minigrad.collectives): ``rule(axis_size, vals, dims, **params)`` computes the
+# collective over the named axis of the BatchTrace that bears the name.
+collective_rules: dict[Primitive, Any] = {}
+
+
 class BatchTrace(Trace):
     transform = "vmap"
 
-    def __init__(self, parent: Trace, axis_size: int):
+    def __init__(self, parent: Trace, axis_size: int, axis_name: Any = None):
         super().__init__(parent)
         self.axis_size = axis_size
+        self.axis_name = axis_name  # the name collectives (psum ...) give this axis
 
     def to_batched(self, x: Any) -> tuple[Any, int | None]:
         return (x.val, x.bdim) if self.owns(x) else (x, None)
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
         dims = tuple([x.bdim if self.owns(x) else None for x in args])
-        if dims.count(None) == len(dims):  # nothing batched: no batching work
+        # A collective over this axis's name is this trace's to compute, batched or not.
+        rule = (collective_rules.get(prim) if self.axis_name is not None
+                and params.get("axis_name") == self.axis_name else None)
+        if rule is None and dims.count(None) == len(dims):  # nothing batched: no work
             return self.parent.process_primitive(prim, args, params)
         vals = tuple([x if d is None else x.val for x, d in zip(args, dims, strict=True)])
         with set_current_trace(self.parent):
-            if prim.batch is None:
+            if rule is not None:
+                out, out_dim = rule(self.axis_size, vals, dims, **params)
+            elif prim.batch is None:
                 raise NotImplementedError(f"batching rule for '{prim}' not implemented")
-            out, out_dim = prim.batch(self.axis_size, vals, dims, **params)
+            else:
+                out, out_dim = prim.batch(self.axis_size, vals, dims, **params)
         if prim.multiple_results:
             return [o if d is None else BatchTracer(self, o, d)
                     for o, d in zip(out, out_dim, strict=True)]
@@ -107,7 +119,8 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
          sum_match: bool = False) -> Callable[..., Any]:
     """Vectorize ``fun`` over the axes ``in_axes`` of its arguments (a tree prefix of the
     argument tuple: an int, None, or a tuple/list/dict mirroring the arguments); results gain
-    the batch axis at ``out_axes``. Keyword arguments are mapped along axis 0.
+    the batch axis at ``out_axes``. Keyword arguments are mapped along axis 0. ``axis_name``
+    names the axis for the collectives of ``minigrad.collectives`` (``psum`` ...).
 
     >>> import minigrad as mg, numpy as np
     >>> mg.vmap(lambda x, y: x @ y, in_axes=(0, None))(np.ones((4, 2, 3)), np.ones(3)).shape
@@ -116,8 +129,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # a list at the top means the same as a tuple, as in JAX
     check_callable("vmap", fun)
-    check_unsupported("vmap", axis_name=axis_name, spmd_axis_name=spmd_axis_name,
-                      sum_match=sum_match)
+    check_unsupported("vmap", spmd_axis_name=spmd_axis_name, sum_match=sum_match)
     if axis_size is not None and (not isinstance(axis_size, int) or isinstance(axis_size, bool)):
         raise TypeError(f"vmap: axis_size must be a non-negative int; got {axis_size!r}")
     if axis_size is not None and axis_size < 0:
@@ -138,7 +150,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         axes = [_normalize_axis(a, x.ndim, paths, i, x.shape, "in_axes")
                 for i, (x, a) in enumerate(zip(leaves, axes, strict=True))]
         size = _axis_size(leaves, axes, paths, axis_size)
-        trace = BatchTrace(current_trace(), size)
+        trace = BatchTrace(current_trace(), size, axis_name)
         with new_trace(trace):
             tracers = [x if a is None else BatchTracer(trace, x, a)
                        for x, a in zip(leaves, axes, strict=True)]
