@@ -54,7 +54,8 @@ def _prim(name: str) -> Primitive:
     return p
 
 
-psum_p, pmax_p, pmin_p = _prim("psum"), _prim("pmax"), _prim("pmin")
+psum_p, pmean_p = _prim("psum"), _prim("pmean")
+pmax_p, pmin_p = _prim("pmax"), _prim("pmin")
 all_gather_p, axis_index_p = _prim("all_gather"), _prim("axis_index")
 
 
@@ -65,9 +66,7 @@ def psum(x: Any, axis_name: Any) -> Any:
 
 def pmean(x: Any, axis_name: Any) -> Any:
     """The mean of ``x`` over the examples of the ``vmap`` axis ``axis_name``."""
-    n = axis_size(axis_name)
-    s = psum(x, axis_name)
-    return div(s, full(np.shape(s), n, s.dtype))
+    return pmean_p.bind(x, axis_name=axis_name, axis_size=axis_size(axis_name))
 
 
 def pmax(x: Any, axis_name: Any) -> Any:
@@ -90,7 +89,7 @@ def axis_index(axis_name: Any) -> Any:
 
 # --------------------------------------------------------------------------- shape rules
 
-for _p in (psum_p, pmax_p, pmin_p):
+for _p in (psum_p, pmean_p, pmax_p, pmin_p):
     _p.def_abstract_eval(lambda x, **params: x)
 all_gather_p.def_abstract_eval(
     lambda x, *, axis_name, axis_size: ShapedArray((axis_size, *x.shape), x.dtype))
@@ -105,6 +104,11 @@ def _psum_rule(n: int, vals: tuple, dims: tuple, **params: Any) -> tuple:
     if d is None:  # the same value in every example
         return mul(x, full(np.shape(x), n, x.dtype)), None
     return reduce_sum(x, (d,)), None
+
+
+def _pmean_rule(n: int, vals: tuple, dims: tuple, **params: Any) -> tuple:
+    total, _ = _psum_rule(n, vals, dims)
+    return div(total, full(np.shape(total), n, total.dtype)), None
 
 
 def _extreme_rule(sign: float) -> Any:
@@ -130,7 +134,7 @@ def _axis_index_rule(n: int, vals: tuple, dims: tuple, **params: Any) -> tuple:
     return arange(0, n, 1, np.int32), 0
 
 
-collective_rules.update({psum_p: _psum_rule, pmax_p: _extreme_rule(1.0),
+collective_rules.update({psum_p: _psum_rule, pmean_p: _pmean_rule, pmax_p: _extreme_rule(1.0),
                          pmin_p: _extreme_rule(-1.0), all_gather_p: _all_gather_rule,
                          axis_index_p: _axis_index_rule})
 
@@ -149,7 +153,7 @@ def _elementwise_batch(prim: Primitive) -> Any:
     return rule
 
 
-for _p in (psum_p, pmax_p, pmin_p, all_gather_p):
+for _p in (psum_p, pmean_p, pmax_p, pmin_p, all_gather_p):
     _p.def_batch(_elementwise_batch(_p))
 axis_index_p.def_batch(lambda n, vals, dims, **params: (axis_index_p.bind(**params), None))
 
@@ -165,6 +169,16 @@ def _psum_jvp(primals: tuple, tangents: tuple, **params: Any) -> tuple:
 @psum_p.def_transpose
 def _psum_transpose(ct: Any, x: UndefPrimal, **params: Any) -> tuple:
     return (psum_p.bind(instantiate(ct), **params),)
+
+
+@pmean_p.def_jvp
+def _pmean_jvp(primals: tuple, tangents: tuple, **params: Any) -> tuple:
+    return pmean_p.bind(primals[0], **params), pmean_p.bind(instantiate(tangents[0]), **params)
+
+
+@pmean_p.def_transpose
+def _pmean_transpose(ct: Any, x: UndefPrimal, **params: Any) -> tuple:
+    return (pmean_p.bind(instantiate(ct), **params),)
 
 
 def _extreme_jvp(prim: Primitive) -> Any:

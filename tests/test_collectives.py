@@ -109,3 +109,18 @@ def test_against_jax() -> None:
             named(mg.grad(lambda v: mnp.sum(all_gather(v, "b") ** 2)))(X),
             jax.vmap(jax.grad(lambda v: jnp.sum(jax.lax.all_gather(v, "b") ** 2)),
                      axis_name="b")(X), rtol=1e-12)
+
+
+def test_each_collective_is_a_primitive_with_its_rules() -> None:
+    from minigrad import collectives as c
+
+    for prim in (c.psum_p, c.pmean_p, c.pmax_p, c.pmin_p, c.all_gather_p, c.axis_index_p):
+        assert prim in mg.transforms.vmap.collective_rules
+        assert all(getattr(prim, r) is not None for r in ("impl", "abstract_eval", "jvp",
+                                                          "batch")), prim.name
+    for linear in (c.psum_p, c.pmean_p, c.all_gather_p):
+        assert linear.transpose is not None
+    per = named(mg.grad(lambda v: mnp.sum(v * pmean(v, "b"))))(X)
+    np.testing.assert_allclose(per, np.tile(2 * X.mean(0), (4, 1)))  # pmean's transpose
+    text = str(mg.make_jaxpr(named(lambda v: pmean(v, "b")))(X))
+    assert "reduce_sum" in text  # computed by the named vmap: a sum over the batch axis
