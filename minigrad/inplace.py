@@ -9,7 +9,7 @@ They have no rules of their own. Each one runs its out-of-place op:
   unchanged on any error, keeps its shape and dtype, and is returned itself; a view writes
   into its base, as in NumPy.
 * **under a transform**, ``x`` is a tracer: the out-of-place op is bound as usual, and ``x`` is
-  rebound to its result (``minigrad.transforms.rebind``). The program shows the out-of-place
+  rebound to its result (``minigrad.rebind``). The program shows the out-of-place
   primitive; ``jit`` then runs it in place when nothing else reads the old value.
 
 >>> import minigrad as mg, numpy as np
@@ -32,7 +32,7 @@ from minigrad.ops.index_copy import index_copy, index_copy_into, index_copy_p
 from minigrad.ops.index_fill import index_fill, index_fill_into, index_fill_p
 from minigrad.ops.masked_fill import masked_fill, masked_fill_into, masked_fill_p
 from minigrad.ops.masked_scatter import masked_scatter, masked_scatter_into, masked_scatter_p
-from minigrad.transforms.rebind import InPlaceError, check_updatable, rebind
+from minigrad.rebind import InPlaceError, check_updatable, rebind
 
 _INTO: dict[Primitive, Callable[..., np.ndarray]] = {
     index_add_p: index_add_into, index_copy_p: index_copy_into, index_fill_p: index_fill_into,

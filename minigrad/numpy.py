@@ -21,7 +21,7 @@ from minigrad.ops.index_copy import index_copy
 from minigrad.ops.index_fill import index_fill
 from minigrad.ops.masked_fill import masked_fill
 from minigrad.ops.masked_scatter import masked_scatter
-from minigrad.transforms.rebind import note_view
+from minigrad.rebind import note_view
 
 ArrayLike = Any
 
@@ -78,7 +78,7 @@ def _float_dtype(*xs: ArrayLike) -> np.dtype:
 def _view(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn``'s result is what NumPy makes a view of its first argument: recorded when that is
     a tracer, so an in-place update under a transform can refuse what it cannot express
-    (``minigrad.transforms.rebind``)."""
+    (``minigrad.rebind``)."""
     @functools.wraps(fn)
     def view(x: Any, *args: Any, **kwargs: Any) -> Any:
         out = fn(x, *args, **kwargs)

@@ -1,7 +1,7 @@
 """The package reads bottom-up: core, then tree and jaxpr, then ops, then transforms, then
-staging (jit), then the user API, then testing, then the command-line tools. Every import is
-counted, including those deferred into functions, and none may go up a layer or close a
-cycle."""
+rebinding (how an in-place update is expressed under a transform), then staging (jit), then
+the user API, then testing, then the command-line tools. Every import is counted, including
+those deferred into functions, and none may go up a layer or close a cycle."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ LAYERS = [
     ("tree and jaxpr", ["minigrad.tree", "minigrad.api_util", "minigrad.jaxpr"]),
     ("ops", ["minigrad.ops.*"]),
     ("transforms", ["minigrad.transforms.*"]),
+    ("rebinding (in-place updates under transforms)", ["minigrad.rebind"]),
     ("staging", ["minigrad.staging.*"]),
     ("user API", ["minigrad.numpy", "minigrad.inplace", "minigrad.custom_rules",
                   "minigrad.collectives", "minigrad.graph",

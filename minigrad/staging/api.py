@@ -24,9 +24,9 @@ from minigrad.api_util import (
 )
 from minigrad.core import Tracer, _get_current, eval_trace, get_aval
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from minigrad.rebind import rebind
 from minigrad.staging.call import jit_p, trace_program
 from minigrad.staging.executor import Compiled, compiled
-from minigrad.transforms.rebind import rebind
 from minigrad.tree import LEAF, PyTreeDef, tree_flatten, tree_unflatten
 
 
