@@ -161,24 +161,24 @@ axis_index_p.def_batch(lambda n, vals, dims, **params: (axis_index_p.bind(**para
 # --------------------------------------------------------------------------- derivatives
 
 
-@psum_p.def_jvp
-def _psum_jvp(primals: tuple, tangents: tuple, **params: Any) -> tuple:
-    return psum_p.bind(primals[0], **params), psum_p.bind(instantiate(tangents[0]), **params)
+def _linear_jvp(prim: Primitive) -> Any:
+    def jvp(primals: tuple, tangents: tuple, **params: Any) -> tuple:
+        return prim.bind(primals[0], **params), prim.bind(instantiate(tangents[0]), **params)
+
+    return jvp
 
 
-@psum_p.def_transpose
-def _psum_transpose(ct: Any, x: UndefPrimal, **params: Any) -> tuple:
-    return (psum_p.bind(instantiate(ct), **params),)
+def _self_transpose(prim: Primitive) -> Any:
+    def transpose(ct: Any, x: UndefPrimal, **params: Any) -> tuple:
+        return (prim.bind(instantiate(ct), **params),)
+
+    return transpose
 
 
-@pmean_p.def_jvp
-def _pmean_jvp(primals: tuple, tangents: tuple, **params: Any) -> tuple:
-    return pmean_p.bind(primals[0], **params), pmean_p.bind(instantiate(tangents[0]), **params)
-
-
-@pmean_p.def_transpose
-def _pmean_transpose(ct: Any, x: UndefPrimal, **params: Any) -> tuple:
-    return (pmean_p.bind(instantiate(ct), **params),)
+for _p in (psum_p, pmean_p):  # linear, and each its own transpose
+    _p.def_jvp(_linear_jvp(_p))
+    _p.def_transpose(_self_transpose(_p))
+all_gather_p.def_jvp(_linear_jvp(all_gather_p))
 
 
 def _extreme_jvp(prim: Primitive) -> Any:
@@ -197,12 +197,6 @@ def _extreme_jvp(prim: Primitive) -> Any:
 
 pmax_p.def_jvp(_extreme_jvp(pmax_p))
 pmin_p.def_jvp(_extreme_jvp(pmin_p))
-
-
-@all_gather_p.def_jvp
-def _all_gather_jvp(primals: tuple, tangents: tuple, **params: Any) -> tuple:
-    return (all_gather_p.bind(primals[0], **params),
-            all_gather_p.bind(instantiate(tangents[0]), **params))
 
 
 @all_gather_p.def_transpose

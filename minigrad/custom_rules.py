@@ -37,7 +37,7 @@ from minigrad.core import (
 )
 from minigrad.jaxpr import ClosedJaxpr, eval_jaxpr
 from minigrad.ops.structural import bdim_to_front, instantiate
-from minigrad.staging.call import derived, jvp_program, trace_program
+from minigrad.staging.call import derived, jvp_call, trace_program
 from minigrad.transforms.vmap import vmap
 from minigrad.tree import tree_flatten, tree_unflatten
 
@@ -207,7 +207,7 @@ custom_jvp_call_p.def_abstract_eval(_call_abstract_eval)
 def _custom_jvp_jvp(primals: tuple, tangents: tuple, *, call: ClosedJaxpr, jvp: Callable,
                     name: str) -> tuple[list, list]:
     avals = [v.aval for v in call.jaxpr.outvars]
-    dense = [instantiate(t) if isinstance(t, Zero) else t for t in tangents]
+    dense = [instantiate(t) for t in tangents]
     p_out, t_out = jvp(primals, dense)
     what = f"custom_jvp: the JVP rule of {name}"
     return _check(what + " (primal out)", p_out, avals, False), _check(what + " (tangent out)",
@@ -221,11 +221,16 @@ def _custom_jvp_batch(axis_size: int, vals: tuple, dims: tuple, *, call: ClosedJ
     program = derived(call, ("custom batch", axis_size, dims),
                       lambda: _batched_program(call, axis_size, dims))
     rule = _batched_jvp_rule(jvp, axis_size, dims, len(call.jaxpr.outvars))
-    front_vals = [x if d is None else bdim_to_front(x, d, axis_size)
-                  for x, d in zip(vals, dims, strict=True)]
+    front_vals = _to_front(vals, dims, axis_size)
     outs = custom_jvp_call_p.bind(*front_vals, call=program, jvp=rule,
                                   name=f"vmap({name})")
     return outs, [0] * len(outs)
+
+
+def _to_front(vals: Sequence[Any], dims: Sequence[int | None], axis_size: int) -> list[Any]:
+    """The operands with every batch axis first (the calls' batched forms take them so)."""
+    return [x if d is None else bdim_to_front(x, d, axis_size)
+            for x, d in zip(vals, dims, strict=True)]
 
 
 def _batched_program(call: ClosedJaxpr, axis_size: int, dims: tuple) -> ClosedJaxpr:
@@ -247,7 +252,7 @@ def _batched_jvp_rule(rule: Callable, axis_size: int, dims: tuple, n_out: int) -
     def batched(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
         def one(p: list, t: list) -> tuple[list, list]:
             p_out, t_out = rule(p, t)
-            return list(p_out), [instantiate(z) if isinstance(z, Zero) else z for z in t_out]
+            return list(p_out), [instantiate(z) for z in t_out]
 
         # tangents of batched primals are batched alike; of unbatched ones, unbatched
         p_out, t_out = vmap(one, in_axes=(list(front), list(front)), axis_size=axis_size)(
@@ -344,7 +349,7 @@ def _custom_vjp_jvp(primals: tuple, tangents: tuple, *, call: ClosedJaxpr, fwd: 
     avals = [v.aval for v in call.jaxpr.outvars]
     outs, res, res_tree = fwd(*primals)
     outs = _check(f"custom_vjp: fwd of {name}", outs, avals, False)
-    dense = [instantiate(t) if isinstance(t, Zero) else t for t in tangents]
+    dense = [instantiate(t) for t in tangents]
     t_out = custom_lin_p.bind(*res, *dense, n_res=len(res), res_tree=res_tree, bwd=bwd,
                               out_avals=tuple(_tangent_aval(a) for a in avals), name=name)
     return outs, t_out
@@ -356,8 +361,7 @@ def _custom_vjp_batch(axis_size: int, vals: tuple, dims: tuple, *, call: ClosedJ
     program = derived(call, ("custom batch", axis_size, dims),
                       lambda: _batched_program(call, axis_size, dims))
     front = tuple(None if d is None else 0 for d in dims)
-    front_vals = [x if d is None else bdim_to_front(x, d, axis_size)
-                  for x, d in zip(vals, dims, strict=True)]
+    front_vals = _to_front(vals, dims, axis_size)
     b_fwd, b_bwd = _batched_vjp_rules(fwd, bwd, axis_size, front)
     outs = custom_vjp_call_p.bind(*front_vals, call=program, fwd=b_fwd, bwd=b_bwd,
                                   name=f"vmap({name})")
@@ -404,14 +408,13 @@ def _custom_lin_abstract_eval(*avals: ShapedArray, out_avals: tuple, **params: A
 def _custom_lin_transpose(cts: list, *operands: Any, n_res: int, res_tree: Any, bwd: Callable,
                           out_avals: tuple, name: str) -> list[Any]:
     res = operands[:n_res]
-    cts = [instantiate(c) if isinstance(c, Zero) else c for c in cts]
+    cts = [instantiate(c) for c in cts]
     cts_in = bwd(res, res_tree, cts)
     return [None] * n_res + list(cts_in)
 
 
 def _custom_lin_jvp(primals: tuple, tangents: tuple, *, name: str, **params: Any) -> Any:
-    raise TypeError(f"can't apply forward-mode autodiff (jvp) to a custom_vjp function: "
-                    f"{name}; use reverse mode (grad, vjp, jacrev), or give it a custom_jvp")
+    return _custom_lin_impl(name=name)  # forward mode again: the same refusal
 
 
 custom_lin_p.def_jvp(_custom_lin_jvp)
@@ -486,8 +489,7 @@ custom_vmap_call_p.def_abstract_eval(_call_abstract_eval)
 @custom_vmap_call_p.def_batch
 def _custom_vmap_batch(axis_size: int, vals: tuple, dims: tuple, *, call: ClosedJaxpr,
                        rule: Callable, name: str) -> tuple[list, list]:
-    front_vals = [x if d is None else bdim_to_front(x, d, axis_size)
-                  for x, d in zip(vals, dims, strict=True)]
+    front_vals = _to_front(vals, dims, axis_size)
     outs, batched = rule(axis_size, [d is not None for d in dims], *front_vals)
     avals = [v.aval for v in call.jaxpr.outvars]
     for k, (o, b, a) in enumerate(zip(outs, batched, avals, strict=True)):
@@ -501,17 +503,7 @@ def _custom_vmap_batch(axis_size: int, vals: tuple, dims: tuple, *, call: Closed
 @custom_vmap_call_p.def_jvp
 def _custom_vmap_jvp(primals: tuple, tangents: tuple, *, call: ClosedJaxpr, rule: Callable,
                      name: str) -> tuple[list, list]:
-    # differentiate the function's program (the rule is about batching only)
-    from minigrad.staging.call import call as jit_call
-
-    nonzero = tuple(not isinstance(t, Zero) for t in tangents)
-    program, out_nonzero = derived(call, ("jvp", nonzero), lambda: jvp_program(call, nonzero))
-    outs = jit_call(program, [*primals, *[t for t in tangents if not isinstance(t, Zero)]],
-                    f"jvp({name})")
-    n = len(call.jaxpr.outvars)
-    rest = iter(outs[n:])
-    return outs[:n], [next(rest) if nz else Zero(_tangent_aval(v.aval))
-                      for v, nz in zip(call.jaxpr.outvars, out_nonzero, strict=True)]
+    return jvp_call(call, primals, tangents, name)  # the rule is about batching only
 
 
 __all__ = ["custom_jvp", "custom_vjp", "custom_vmap"]

@@ -27,17 +27,13 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.core import Primitive, Trace, Tracer, current_trace, new_trace
-from minigrad.ops.index_add import index_add, index_add_into, index_add_p
-from minigrad.ops.index_copy import index_copy, index_copy_into, index_copy_p
-from minigrad.ops.index_fill import index_fill, index_fill_into, index_fill_p
-from minigrad.ops.masked_fill import masked_fill, masked_fill_into, masked_fill_p
-from minigrad.ops.masked_scatter import masked_scatter, masked_scatter_into, masked_scatter_p
+from minigrad.ops.index_add import index_add, index_add_p
+from minigrad.ops.index_copy import index_copy, index_copy_p
+from minigrad.ops.index_fill import index_fill, index_fill_p
+from minigrad.ops.masked_fill import masked_fill, masked_fill_p
+from minigrad.ops.masked_scatter import masked_scatter, masked_scatter_p
 from minigrad.rebind import InPlaceError, check_updatable, rebind
-
-_INTO: dict[Primitive, Callable[..., np.ndarray]] = {
-    index_add_p: index_add_into, index_copy_p: index_copy_into, index_fill_p: index_fill_into,
-    masked_fill_p: masked_fill_into, masked_scatter_p: masked_scatter_into,
-}
+from minigrad.staging.passes.inplace import INTO
 
 
 class _WriteInto(Trace):
@@ -56,7 +52,7 @@ class _WriteInto(Trace):
                 x is self.target or np.may_share_memory(x, self.target)
                 or x.size == self.target.size == 0):  # (an empty x: nothing to write)
             self.written = True
-            return _INTO[prim](*args, **params, inplace=True)
+            return INTO[prim](*args, **params)  # the impl's own code, told to write into x
         return self.parent.process_primitive(prim, args, params)
 
 

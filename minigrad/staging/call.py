@@ -114,19 +114,26 @@ def jvp_program(closed: ClosedJaxpr, nonzero: tuple[bool, ...]) -> tuple[ClosedJ
     return trace_program(fun, in_avals + tan_avals), out_nonzero
 
 
-@jit_p.def_jvp
-def _jit_jvp(primals: tuple, tangents: tuple, *, jaxpr: ClosedJaxpr, name: str,
-             donate: tuple[int, ...]) -> tuple[list, list]:
+def jvp_call(closed: ClosedJaxpr, primals: Sequence[Any], tangents: Sequence[Any], name: str
+             ) -> tuple[list, list]:
+    """The JVP of a call of ``closed``: a ``jit`` call of its JVP program (also the JVP of
+    ``custom_vmap``'s call, whose rule is about batching only)."""
     nonzero = tuple(not isinstance(t, Zero) for t in tangents)
-    program, out_nonzero = derived(jaxpr, ("jvp", nonzero), lambda: jvp_program(jaxpr, nonzero))
+    program, out_nonzero = derived(closed, ("jvp", nonzero), lambda: jvp_program(closed, nonzero))
     outs = call(program, [*primals, *[t for t in tangents if not isinstance(t, Zero)]],
                 f"jvp({name})")
-    n = len(jaxpr.jaxpr.outvars)
+    n = len(closed.jaxpr.outvars)
     nonzero_outs = iter(outs[n:])
     tangents_out = [next(nonzero_outs) if nz else Zero(ShapedArray(v.aval.shape,
                                                                    tangent_dtype(v.aval.dtype)))
-                    for v, nz in zip(jaxpr.jaxpr.outvars, out_nonzero, strict=True)]
+                    for v, nz in zip(closed.jaxpr.outvars, out_nonzero, strict=True)]
     return outs[:n], tangents_out
+
+
+@jit_p.def_jvp
+def _jit_jvp(primals: tuple, tangents: tuple, *, jaxpr: ClosedJaxpr, name: str,
+             donate: tuple[int, ...]) -> tuple[list, list]:
+    return jvp_call(jaxpr, primals, tangents, name)
 
 
 # --------------------------------------------------------------------------- batching
@@ -262,4 +269,4 @@ def _jit_transpose(cts: list, *operands: Any, jaxpr: ClosedJaxpr, name: str,
     return [next(outs) if lin else None for lin in linear]
 
 
-__all__ = ["call", "jit_p", "trace_program"]
+__all__ = ["call", "jit_p", "jvp_call", "trace_program"]

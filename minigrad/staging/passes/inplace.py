@@ -54,7 +54,7 @@ VIEWS = {structural.reshape_p, structural.transpose_p, structural.squeeze_p,
          structural.expand_dims_p, structural.slice_p}
 
 # The in-place forms of the five ops: the impls' own code, told to write into x.
-_INTO: dict[Primitive, Callable[..., Any]] = {
+INTO: dict[Primitive, Callable[..., Any]] = {
     index_add.index_add_p: partial(index_add.index_add_into, inplace=True),
     index_copy.index_copy_p: partial(index_copy.index_copy_into, inplace=True),
     index_fill.index_fill_p: partial(index_fill.index_fill_into, inplace=True),
@@ -72,7 +72,7 @@ def declare_fresh(prim: Primitive) -> None:
 def declare_inplace(prim: Primitive, into: Callable[..., Any]) -> None:
     """Give ``prim`` an in-place form: ``into(x, *rest, **params)`` computes ``prim``'s result
     into its first operand ``x`` and returns ``x``."""
-    _INTO[prim] = into
+    INTO[prim] = into
     _inplace_forms.pop(prim, None)
 
 
@@ -95,7 +95,7 @@ def inplace_form(prim: Primitive) -> Primitive | None:
     """``prim``'s in-place form (``index_add_``), or None if it has none."""
     form = _inplace_forms.get(prim)
     if form is None:
-        into = _INTO.get(prim)
+        into = INTO.get(prim)
         if into is None and isinstance(prim.impl, np.ufunc):
             into = _ufunc_into(prim.impl)
         if into is None:
