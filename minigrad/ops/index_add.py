@@ -39,11 +39,20 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     >>> mg.index_add(np.zeros(5), 0, np.array([1, 1, 3]), np.array([1., 2., 3.]))
     array([0., 3., 0., 3., 0.])
     """
-    x, dim, index, source, out_shape = index_source_operands("index_add", x, dim, index, source,
-                                                             scalar_source_rank=0)
-    alpha = static_scalar("index_add", "alpha", alpha, x.dtype)
-    out = index_add_p.bind(x, index, source, dim=dim, alpha=alpha)
+    operands, params, out_shape = index_add_operands(x, dim, index, source, alpha)
+    out = index_add_p.bind(*operands, **params)
     return out if out_shape is None else reshape(out, out_shape)
+
+
+def index_add_operands(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1
+                       ) -> tuple[tuple, dict, Any]:
+    """index_add's arguments, checked, as ``index_add_p``'s operands and parameters, and the
+    result's shape when it is not the first operand's (a 0-d ``x``), else None. ``index_add_``
+    writes with the same."""
+    x, dim, index, source, out_shape = index_source_operands("index_add", x, dim, index, source,
+                                                             0)  # (scalar_source_rank)
+    alpha = static_scalar("index_add", "alpha", alpha, x.dtype)
+    return (x, index, source), {"dim": dim, "alpha": alpha}, out_shape
 
 
 @index_add_p.def_impl
@@ -63,7 +72,7 @@ def index_add_into(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim:
         # The semantics: a copy of x (x itself in place), with source's slice i added at
         # slice index[i] along dim; np.add.at accumulates repeated entries.
         out = x if inplace else x.copy()
-        where: Any = (slice(None),) * dim + (index,)
+        where: Any = (slice(None),) * dim + (index,) if dim else index
         np.add.at(out, where, source)
         return out
     return scatter_add_bincount(x, dim, index, source)

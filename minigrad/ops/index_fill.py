@@ -20,6 +20,7 @@ from minigrad.ops.elementwise import select
 from minigrad.ops.indexing import (
     as_array,
     canonical_dim,
+    canonical_eagerly,
     canonical_index,
     check_index,
     check_index_values,
@@ -54,14 +55,25 @@ def index_fill(x: Any, dim: int, index: Any, value: Any) -> Any:
     array([[-1.,  1., -1.],
            [-1.,  1., -1.]])
     """
+    operands, params, out_shape = index_fill_operands(x, dim, index, value)
+    out = index_fill_p.bind(*operands, **params)
+    return out if out_shape is None else reshape(out, out_shape)
+
+
+def index_fill_operands(x: Any, dim: int, index: Any, value: Any) -> tuple[tuple, dict, Any]:
+    """index_fill's arguments, checked, as ``index_fill_p``'s operands and parameters, and the
+    result's shape when it is not the first operand's (a 0-d ``x``), else None. ``index_fill_``
+    writes with the same."""
+    if canonical_eagerly(x, dim, index):
+        return (x, index, value_operand("index_fill", value, x.dtype)), {"dim": dim}, None
     x = as_array(x, "index_fill", "x")
     dim = canonical_dim("index_fill", dim, x.ndim)
     shape = x.shape or (1,)  # a 0-d x is one slice of size 1, as in PyTorch
     index = canonical_index("index_fill", index, shape[dim], dim)
     value = value_operand("index_fill", value, x.dtype)
     if x.ndim > 0:
-        return index_fill_p.bind(x, index, value, dim=dim)
-    return reshape(index_fill_p.bind(reshape(x, shape), index, value, dim=dim), ())
+        return (x, index, value), {"dim": dim}, None
+    return (reshape(x, shape), index, value), {"dim": dim}, ()
 
 
 @index_fill_p.def_impl

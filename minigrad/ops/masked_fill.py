@@ -15,7 +15,7 @@ import numpy as np
 
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
 from minigrad.ops.elementwise import select
-from minigrad.ops.indexing import as_array, check_mask, value_operand
+from minigrad.ops.indexing import as_array, check_mask, mask_canonical, value_operand
 from minigrad.ops.structural import (
     bdim_to_front,
     broadcast_in_dim,
@@ -37,10 +37,21 @@ def masked_fill(x: Any, mask: Any, value: Any) -> Any:
     >>> masked_fill(np.array([1., 2., 3.]), np.array([True, False, True]), 0.5)
     array([0.5, 2. , 0.5])
     """
+    operands, params, _ = masked_fill_operands(x, mask, value)
+    return masked_fill_p.bind(*operands, **params)
+
+
+def masked_fill_operands(x: Any, mask: Any, value: Any) -> tuple[tuple, dict, None]:
+    """masked_fill's arguments, checked, as ``masked_fill_p``'s operands (x and mask broadcast
+    together) and parameters (none), and None: the result has the first operand's shape.
+    ``masked_fill_`` writes with the same."""
+    if mask_canonical(x, mask):
+        return (x, mask, value_operand("masked_fill", value, x.dtype)), {}, None
     x, mask = as_array(x, "masked_fill", "x"), as_array(mask, "masked_fill", "mask")
     shape = check_mask("masked_fill", x, mask)
     value = value_operand("masked_fill", value, x.dtype)
-    return masked_fill_p.bind(broadcast_to(x, shape), broadcast_to(mask, shape), value)
+    return ((x if x.shape == shape else broadcast_to(x, shape),
+             mask if mask.shape == shape else broadcast_to(mask, shape), value), {}, None)
 
 
 @masked_fill_p.def_impl

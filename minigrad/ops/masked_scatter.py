@@ -28,7 +28,7 @@ from minigrad.core import (
     get_aval,
 )
 from minigrad.ops.elementwise import select
-from minigrad.ops.indexing import as_array, check_mask, check_same_dtype
+from minigrad.ops.indexing import as_array, check_mask, check_same_dtype, mask_canonical
 from minigrad.ops.masked_fill import fill_zero
 from minigrad.ops.structural import (
     bdim_to_front,
@@ -56,6 +56,17 @@ def masked_scatter(x: Any, mask: Any, source: Any) -> Any:
     >>> masked_scatter(np.zeros(4), np.array([True, False, True, True]), np.array([1., 2., 3., 4.]))
     array([1., 0., 2., 3.])
     """
+    operands, params, _ = masked_scatter_operands(x, mask, source)
+    return masked_scatter_p.bind(*operands, **params)
+
+
+def masked_scatter_operands(x: Any, mask: Any, source: Any) -> tuple[tuple, dict, None]:
+    """masked_scatter's arguments, checked, as ``masked_scatter_p``'s operands (x and mask
+    broadcast together, source flat) and parameters, and None: the result has the first
+    operand's shape. ``masked_scatter_`` writes with the same."""
+    if (mask_canonical(x, mask) and type(source) is np.ndarray and source.ndim == 1
+            and source.dtype == x.dtype and current_trace() is eval_trace):
+        return (x, mask, source), {"batch_dims": 0}, None  # (the impl counts the mask)
     x, mask = as_array(x, "masked_scatter", "x"), as_array(mask, "masked_scatter", "mask")
     source = as_array(source, "masked_scatter", "source")
     shape = check_mask("masked_scatter", x, mask)
@@ -67,10 +78,9 @@ def masked_scatter(x: Any, mask: Any, source: Any) -> Any:
         if count > n:
             raise _too_small(count, "", n)
     # (the shape tests skip the calls when there is nothing to do, as there usually is not)
-    return masked_scatter_p.bind(x if x.shape == shape else broadcast_to(x, shape),
-                                 mask if mask.shape == shape else broadcast_to(mask, shape),
-                                 source if source.ndim == 1 else reshape(source, (n,)),
-                                 batch_dims=0)
+    return ((x if x.shape == shape else broadcast_to(x, shape),
+             mask if mask.shape == shape else broadcast_to(mask, shape),
+             source if source.ndim == 1 else reshape(source, (n,))), {"batch_dims": 0}, None)
 
 
 @masked_scatter_p.def_impl
