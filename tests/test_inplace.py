@@ -20,6 +20,7 @@ from test_bad_inputs import Row
 
 import minigrad as mg
 from minigrad import numpy as mnp
+from minigrad.ops import index_fill, indexing, masked_fill, masked_scatter
 from minigrad.testing.samples import OPS, op_samples
 
 FIVE: dict[str, Callable[..., Any]] = {
@@ -107,6 +108,36 @@ def test_bad_input_leaves_x_unchanged(case: Row, monkeypatch: pytest.MonkeyPatch
         case.call()
     for x, before in seen:
         assert x.tobytes() == before
+
+
+# The eager fast paths (arguments already canonical skip the conversions) against the full
+# checks: the same result, or the same error, on every op sample and bad-input row.
+FAST_PATHS = [(indexing, "canonical_eagerly"), (index_fill, "canonical_eagerly"),
+              (masked_fill, "mask_canonical"), (masked_scatter, "mask_canonical")]
+
+
+def outcome(call: Callable[[], Any]) -> tuple:
+    try:
+        out = np.asarray(call())
+    except Exception as e:  # the error is the outcome compared
+        return type(e), str(e)
+    return out.shape, out.dtype, out.tobytes()
+
+
+@pytest.mark.parametrize("case", [*SAMPLES, *EAGER_BAD],
+                         ids=[*(s.name for _, s in SAMPLES), *(r.id for r in EAGER_BAD)])
+def test_the_eager_fast_paths_agree_with_the_full_checks(case: Any,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    if isinstance(case, Row):
+        call = case.call
+    else:
+        sample = case[1]
+        ops = sample.make(np.random.default_rng(0))
+        call = lambda: sample.call(*ops)  # noqa: E731
+    fast = outcome(call)
+    for module, name in FAST_PATHS:
+        monkeypatch.setattr(module, name, lambda *args: False)
+    assert outcome(call) == fast
 
 
 # --------------------------------------------------------------------------- under transforms
