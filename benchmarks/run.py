@@ -1079,13 +1079,14 @@ jitted program's peak is below the eager one's) but not passes.
 `index_add_` and the others, eagerly on the small input of the eager table, against the plain
 NumPy in-place code (`np.add.at(x, index, source)`, `x[index] = source`, `x[:, cols] = v`,
 `x[mask] = v`, `x[mask] = source[:count]`), fastest of the interleaved rounds. Each variant
-runs its out-of-place op's checks (the same as the eager table's) and its impl writes into
-`x`: the overhead is the out-of-place op's, less the copy, plus the trace that redirects the
-impl (about 1.5 us) and the in-place checks (x writable, no tracer among the operands). So the
-target of 3 us over plain NumPy cannot hold while the variants run the out-of-place checks:
-those alone exceed 3 us for four of the five ops (the eager table above). The checks are what
-make an error leave `x` untouched; PyTorch's own `index_add_` skips them and leaves `x`
-half-written when an entry is out of range.
+runs its op's argument checks (`index_add_operands` and the others: the same function the
+out-of-place op binds with) and then its impl's code writing into `x`, with no trace and no
+bind between them. Every check runs before the first write, so an error leaves `x` untouched;
+PyTorch's own `index_add_` leaves `x` half-written when an entry is out of range. What is
+left over plain NumPy is the checks themselves (about 1 us: dtypes, shapes, the index's range
+in one pass over its entries, x writable, no tracer among the operands) and a few Python
+calls; arguments that are already canonical (NumPy arrays, a dim in range, a 1-D integer
+index, a bool mask of x's shape) skip the conversions.
 
 {in_place}
 
