@@ -55,12 +55,7 @@ def index_add_operands(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1
     return (x, index, source), {"dim": dim, "alpha": alpha}, out_shape
 
 
-@index_add_p.def_impl
-def _index_add_impl(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int,
-                    alpha: Any) -> np.ndarray:
-    return index_add_into(x, index, source, dim=dim, alpha=alpha)
-
-
+@index_add_p.def_impl  # (the impl itself: jit's in-place reuse passes inplace=True)
 def index_add_into(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int,
                    alpha: Any, inplace: bool = False) -> np.ndarray:
     """index_add's result: a new array, or with ``inplace`` ``x`` itself, updated (jit's

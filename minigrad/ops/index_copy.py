@@ -63,12 +63,7 @@ def index_copy_operands(x: Any, dim: int, index: Any, source: Any) -> tuple[tupl
     return (x, index, source), {"dim": dim}, out_shape
 
 
-@index_copy_p.def_impl
-def _index_copy_impl(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int
-                     ) -> np.ndarray:
-    return index_copy_into(x, index, source, dim=dim)
-
-
+@index_copy_p.def_impl  # (the impl itself: jit's in-place reuse passes inplace=True)
 def index_copy_into(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int,
                     inplace: bool = False) -> np.ndarray:
     """index_copy's result: a new array, or with ``inplace`` ``x`` itself, updated (jit's

@@ -76,12 +76,7 @@ def index_fill_operands(x: Any, dim: int, index: Any, value: Any) -> tuple[tuple
     return (reshape(x, shape), index, value), {"dim": dim}, ()
 
 
-@index_fill_p.def_impl
-def _index_fill_impl(x: np.ndarray, index: np.ndarray, value: np.ndarray, *, dim: int
-                     ) -> np.ndarray:
-    return index_fill_into(x, index, value, dim=dim)
-
-
+@index_fill_p.def_impl  # (the impl itself: jit's in-place reuse passes inplace=True)
 def index_fill_into(x: np.ndarray, index: np.ndarray, value: np.ndarray, *, dim: int,
                     inplace: bool = False) -> np.ndarray:
     """index_fill's result: a new array, or with ``inplace`` ``x`` itself, updated (jit's

@@ -54,11 +54,7 @@ def masked_fill_operands(x: Any, mask: Any, value: Any) -> tuple[tuple, dict, No
              mask if mask.shape == shape else broadcast_to(mask, shape), value), {}, None)
 
 
-@masked_fill_p.def_impl
-def _masked_fill_impl(x: np.ndarray, mask: np.ndarray, value: np.ndarray) -> np.ndarray:
-    return masked_fill_into(x, mask, value)
-
-
+@masked_fill_p.def_impl  # (the impl itself: jit's in-place reuse passes inplace=True)
 def masked_fill_into(x: np.ndarray, mask: np.ndarray, value: np.ndarray,
                      inplace: bool = False) -> np.ndarray:
     """masked_fill's result: a new array, or with ``inplace`` ``x`` itself, updated (jit's

@@ -83,12 +83,7 @@ def masked_scatter_operands(x: Any, mask: Any, source: Any) -> tuple[tuple, dict
              source if source.ndim == 1 else reshape(source, (n,))), {"batch_dims": 0}, None)
 
 
-@masked_scatter_p.def_impl
-def _masked_scatter_impl(x: np.ndarray, mask: np.ndarray, source: np.ndarray, *,
-                         batch_dims: int) -> np.ndarray:
-    return masked_scatter_into(x, mask, source, batch_dims=batch_dims)
-
-
+@masked_scatter_p.def_impl  # (the impl itself: jit's in-place reuse passes inplace=True)
 def masked_scatter_into(x: np.ndarray, mask: np.ndarray, source: np.ndarray, *,
                         batch_dims: int, inplace: bool = False) -> np.ndarray:
     """masked_scatter's result: a new array, or with ``inplace`` ``x`` itself, updated (jit's
