@@ -400,3 +400,48 @@ def dce_closed(closed: ClosedJaxpr) -> ClosedJaxpr:
     consts = [c for v, c in zip(closed.jaxpr.constvars, closed.consts, strict=True)
               if id(v) in kept]
     return ClosedJaxpr(pruned, consts, closed.in_tree, closed.out_tree)
+
+
+def typecheck(program: Jaxpr | ClosedJaxpr) -> None:
+    """Raise TypeError unless ``program`` is well typed: every variable is defined once, before
+    it is read; each equation's results have the avals its primitive's shape rule gives for its
+    operands; constants have their variables' avals; every program a parameter holds (a ``jit``
+    call's) is well typed too. Passes and hand-built programs are checked with it."""
+    jaxpr = program.jaxpr if isinstance(program, ClosedJaxpr) else program
+    if isinstance(program, ClosedJaxpr):
+        for v, c in zip(jaxpr.constvars, program.consts, strict=True):
+            if get_aval(c) != v.aval:
+                raise TypeError(f"typecheck: a constant is {get_aval(c).str_short()}, its "
+                                f"variable {v.aval.str_short()}")
+    defined: set[int] = set()
+    names = var_names(jaxpr)
+
+    def define(v: Var, where: str) -> None:
+        if id(v) in defined:
+            raise TypeError(f"typecheck: {where} defines {pp_atom(v, names)} a second time")
+        defined.add(id(v))
+
+    for v in [*jaxpr.constvars, *jaxpr.invars]:
+        define(v, "the inputs")
+    for i, e in enumerate(jaxpr.eqns):
+        nested = [p for p in e.params.values() if isinstance(p, (Jaxpr, ClosedJaxpr))]
+        where = f"equation {i} ({e.prim.name})" if nested else f"equation {i} `{pp_eqn(e, names)}`"
+        for a in e.inputs:
+            if isinstance(a, Var) and id(a) not in defined:
+                raise TypeError(f"typecheck: {where} reads a variable before it is defined")
+        try:
+            out = e.prim.abstract_eval(*[a.aval for a in e.inputs], **e.params)  # type: ignore[misc]
+        except Exception as err:
+            raise TypeError(f"typecheck: {where}: the shape rule rejects its operands: "
+                            f"{err}") from err
+        expected = list(out) if e.prim.multiple_results else [out]
+        if expected != [v.aval for v in e.outs]:
+            raise TypeError(f"typecheck: {where}: the shape rule gives "
+                            f"{', '.join(a.str_short() for a in expected)}")
+        for p in nested:
+            typecheck(p)
+        for v in e.outs:
+            define(v, where)
+    for a in jaxpr.outvars:
+        if isinstance(a, Var) and id(a) not in defined:
+            raise TypeError("typecheck: an output is never defined")

@@ -56,7 +56,10 @@ def test_rules(case: Case) -> None:
     for group in case.sample.linear:
         assert ran[f"transpose{group}"] == 1
     n = len(draw_operands(case))
-    assert ran["vmap"] == 2 * len(all_in_axes(n, case.sample.batchable, (0, -1)))
+    # three batch sizes (two that equal no operand dimension, and 0), each staged too
+    combos = len(all_in_axes(n, case.sample.batchable, (0, -1)))
+    assert ran["vmap"] == 3 * combos
+    assert ran["staged"] >= 1 + 3 * combos
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)

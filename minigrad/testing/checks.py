@@ -9,8 +9,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.core import Primitive, UndefPrimal, Zero, get_aval
-from minigrad.jaxpr import make_jaxpr
+from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval, tangent_dtype
+from minigrad.jaxpr import ClosedJaxpr, make_jaxpr, typecheck
 from minigrad.testing.samples import Sample
 from minigrad.transforms.grad import grad
 from minigrad.transforms.jvp import jvp
@@ -88,7 +88,9 @@ def check_jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[
     rng = np.random.default_rng(seed)
     primals = [np.asarray(p) for p in primals]
     tangents = [_random_like(rng, p) for p in primals] if tangents is None else list(tangents)
-    _, t_out = jvp(f, tuple(primals), tuple(tangents))
+    out, t_out = jvp(f, tuple(primals), tuple(tangents))
+    for i, (t, o) in enumerate(zip(tree_leaves(t_out), tree_leaves(out), strict=True)):
+        check_tangent(t, o, f"check_jvp: the tangent of output leaf {i}")
     eps_d, tol = _fd_for(*primals, *tree_leaves(t_out))
     atol = tol if atol is None else atol
     rtol = tol if rtol is None else rtol
@@ -113,6 +115,8 @@ def check_vjp(f: Callable[..., Any], primals: Sequence[Any], *, eps: float | Non
     v = [_random_like(rng, p) for p in primals]
     w = [_random_like(rng, o) for o in out_leaves]
     ct = vjp_fn(tree_unflatten(out_tree, w))
+    for i, (c, p) in enumerate(zip(tree_leaves(ct), primals, strict=True)):
+        check_tangent(c, p, f"check_vjp: the cotangent of argument {i}")
     lhs = sum(_vdot(jv, wi) for jv, wi in zip(numerical_jvp(f, primals, v, eps or eps_d), w,
                                                   strict=True))
     rhs = sum(_vdot(vi, c) for vi, c in zip(v, tree_leaves(ct), strict=True))
@@ -242,21 +246,40 @@ def _run(results: list[CheckResult], prim: Primitive, sample: Sample, check: str
 
 
 def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0,
-                    batch_sizes: Sequence[int] = (3, 0), raise_on_failure: bool = True,
-                    grads: bool = True) -> list[CheckResult]:
+                    batch_sizes: Sequence[int] | None = None, raise_on_failure: bool = True,
+                    grads: bool = True, staged: bool = True) -> list[CheckResult]:
     """Every rule of ``prim`` over ``samples``: the impl against the reference
     (``"reference"``), the shape rule against the impl (``"shape/impl"``), the JVP against
     finite differences, each transpose by the dot-product test, the batching rule against a
-    loop for every batched combination (axis 0 and -1, and each size in ``batch_sizes``), and,
-    with ``grads``, ``vmap(grad)`` against a loop of ``grad`` (every combination, axis 0) and
+    loop for every batched combination (axis 0 and -1, and each batch size), and, with
+    ``grads``, ``vmap(grad)`` against a loop of ``grad`` (every combination, axis 0) and
     ``grad`` of ``grad`` (forward- and reverse-over-reverse against finite differences).
+    Every tangent and cotangent must have its operand's shape and tangent dtype.
 
-    A primitive sample (``sample.fun`` None) calls the rules directly; an op sample goes through
-    its user function, whose jaxpr must contain ``prim``."""
+    Eagerly, ``bind`` runs the impl and never the shape rule, and NumPy broadcasts: a rule that
+    binds a primitive on operands of the wrong shapes still computes. So with ``staged`` the
+    ``"staged"`` column traces the function, its JVP, its VJP, every batched form and
+    ``vmap(grad)`` with ``make_jaxpr`` (every shape rule runs), checks each program with
+    ``minigrad.jaxpr.typecheck``, and checks that the tangent and cotangent outputs have the
+    avals they must have.
+
+    The batch sizes are ``batch_sizes`` or, by default, the two smallest sizes from 2 up that
+    equal no dimension of any operand (a rule that mistakes an axis for the batch axis then
+    fails on shapes), and 0. A primitive sample (``sample.fun`` None) calls the rules directly;
+    an op sample goes through its user function, whose jaxpr must contain ``prim``. Every
+    failure, the sample's own set-up included, is a failed result: with
+    ``raise_on_failure=False`` nothing is raised."""
     results: list[CheckResult] = []
     for s in samples:
-        ops = s.make(np.random.default_rng(seed))
-        f = s.function(prim)
+        try:
+            ops = s.make(np.random.default_rng(seed))
+            f = s.function(prim)
+            float_out = _is_float(f(*ops))
+        except Exception as e:  # the sample itself does not run: one failed row
+            results.append(CheckResult(prim.name, s.name, "setup", False, float("nan"), 0,
+                                       f"{type(e).__name__}: {e}"))
+            continue
+        sizes = tuple(batch_sizes) if batch_sizes is not None else safe_batch_sizes(ops)
         if s.reference is not None:
             _run(results, prim, s, "reference", partial(_check_reference, f, s, ops))
         _run(results, prim, s, "shape/impl", partial(_check_shape, prim, s, ops))
@@ -266,15 +289,38 @@ def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0
             test = (partial(_dot_product_test, prim, ops, s.params, group, seed)
                     if s.fun is None else partial(_dot_product_test_fun, f, ops, group, seed))
             _run(results, prim, s, f"transpose{group}", test)
-        _run(results, prim, s, "vmap", partial(_check_batching, f, s, ops, seed, batch_sizes))
-        if grads and s.diff and _is_float(f(*ops)):
-            _run(results, prim, s, "vmap(grad)", partial(_check_vmap_grad, f, s, ops, seed))
+        _run(results, prim, s, "vmap", partial(_check_batching, f, s, ops, seed, sizes))
+        with_grads = grads and bool(s.diff) and float_out
+        if with_grads:
+            size = next((b for b in sizes if b), 3)
+            _run(results, prim, s, "vmap(grad)", partial(_check_vmap_grad, f, s, ops, seed,
+                                                          size))
             _run(results, prim, s, "grad(grad)", partial(_check_grad_grad, f, s, ops, seed))
+        if staged:
+            _run(results, prim, s, "staged", partial(_check_staged, f, s, ops, seed, sizes,
+                                                      with_grads))
     failed = [r for r in results if not r.passed]
     if failed and raise_on_failure:
         raise AssertionError("\n".join(f"{r.primitive} [{r.sample}] {r.check}: {r.message}"
                                        for r in failed))
     return results
+
+
+def safe_batch_sizes(ops: Sequence[Any], count: int = 2) -> tuple[int, ...]:
+    """``count`` batch sizes from 2 up that equal no dimension of any operand, then 0."""
+    dims = {d for o in ops for d in np.shape(o)}
+    return (*itertools.islice((b for b in itertools.count(2) if b not in dims), count), 0)
+
+
+def check_tangent(t: Any, like: Any, what: str) -> None:
+    """Assert that ``t`` (a tangent or cotangent) has the shape of ``like`` and its tangent
+    dtype (float0 for an integer or bool ``like``)."""
+    aval, want = (t.aval if hasattr(t, "aval") else get_aval(t)), get_aval(like)
+    dtype = tangent_dtype(want.dtype)
+    if aval.shape != want.shape or aval.dtype != dtype:
+        raise AssertionError(f"{what} is {aval.str_short()}; it must be "
+                             f"{ShapedArray(want.shape, dtype).str_short()} (the shape of "
+                             f"{want.str_short()}, in its tangent dtype)")
 
 
 def _check_reference(f: Callable[..., Any], s: Sample, ops: tuple) -> tuple[float, int]:
@@ -336,13 +382,13 @@ def _loss(f: Callable[..., Any], ops: tuple, seed: int) -> Callable[..., Any]:
     return lambda *args: mnp.sum(mnp.sin(f(*args)) * w)
 
 
-def _check_vmap_grad(f: Callable[..., Any], s: Sample, ops: tuple, seed: int
+def _check_vmap_grad(f: Callable[..., Any], s: Sample, ops: tuple, seed: int, size: int
                      ) -> tuple[float, int]:
     g = grad(_loss(f, ops, seed), argnums=s.diff)
     tol = 1e-4 if _batch_tol(ops) > 1e-12 else 1e-10
     worst, cases = 0.0, 0
     for axes in all_in_axes(len(ops), s.batchable):
-        worst = max(worst, check_vmap(g, batch_args(s.make, axes, 3, seed), axes, atol=tol,
+        worst = max(worst, check_vmap(g, batch_args(s.make, axes, size, seed), axes, atol=tol,
                                       rtol=tol))
         cases += 1
     return worst, cases
@@ -359,6 +405,53 @@ def _check_grad_grad(f: Callable[..., Any], s: Sample, ops: tuple, seed: int
     return max(check_jvp(gradient, primals, seed=seed), check_vjp(gradient, primals, seed=seed)), 2
 
 
+def _check_staged(f: Callable[..., Any], s: Sample, ops: tuple, seed: int,
+                  sizes: Sequence[int], grads: bool) -> tuple[float, int]:
+    """Trace the function and its transforms with ``make_jaxpr`` (so every shape rule runs on
+    the operands the rules give it) and typecheck each program; the JVP's tangent and the
+    VJP's cotangents must have their avals."""
+    count = 0
+
+    def stage(name: str, fun: Callable[..., Any], *args: Any) -> ClosedJaxpr:
+        nonlocal count
+        try:
+            program = make_jaxpr(fun)(*args)
+            typecheck(program)
+        except Exception as e:
+            raise AssertionError(f"the {name} program: {type(e).__name__}: {e}") from None
+        count += 1
+        return program
+
+    stage("f", f, *ops)
+    out = f(*ops)
+    if s.diff:
+        n, primals = len(s.diff), [ops[i] for i in s.diff]
+        rng = np.random.default_rng(seed + 11)
+
+        def restricted(*vals: Any) -> Any:
+            return f(*_with(ops, s.diff, vals))
+
+        tangents = [_random_like(rng, p) for p in primals]
+        ct = _random_like(rng, out)
+        jvp_program = stage("jvp", lambda *a: jvp(restricted, a[:n], a[n:])[1],
+                            *primals, *tangents)
+        check_tangent(jvp_program.jaxpr.outvars[0], out, "the staged JVP's tangent")
+        vjp_program = stage("vjp", lambda *a: vjp(restricted, *a[:n])[1](a[n]), *primals, ct)
+        for i, v in zip(s.diff, vjp_program.jaxpr.outvars, strict=True):
+            check_tangent(v, ops[i], f"the staged VJP's cotangent of operand {i}")
+    for size in sizes:
+        for axes in all_in_axes(len(ops), s.batchable, (0, -1)):
+            stage(f"vmap in_axes={axes} size {size}", vmap(f, in_axes=axes),
+                  *batch_args(s.make, axes, size, seed))
+    if grads:
+        g = grad(_loss(f, ops, seed), argnums=s.diff)
+        size = next((b for b in sizes if b), 3)
+        for axes in all_in_axes(len(ops), s.batchable):
+            stage(f"vmap(grad) in_axes={axes} size {size}", vmap(g, in_axes=axes),
+                  *batch_args(s.make, axes, size, seed))
+    return 0.0, count
+
+
 def _dot_product_test(prim: Primitive, ops: tuple, params: dict, group: Sequence[int],
                       seed: int) -> tuple[float, int]:
     """``<f(v), w> == <v, T w>`` for the transpose rule ``T`` of the operands in ``group``."""
@@ -368,6 +461,9 @@ def _dot_product_test(prim: Primitive, ops: tuple, params: dict, group: Sequence
     w = _random_like(rng, out)
     operands = [UndefPrimal(get_aval(o)) if i in group else o for i, o in enumerate(ops)]
     cts = prim.transpose(w, *operands, **params)  # type: ignore[misc]
+    for i in group:
+        if cts[i] is not None:
+            check_tangent(cts[i], ops[i], f"the cotangent of operand {i}")
     lhs = _vdot(out, w)
     rhs = sum(_vdot(v[i], cts[i]) for i in group
               if cts[i] is not None and not isinstance(cts[i], Zero))
@@ -388,6 +484,8 @@ def _dot_product_test_fun(f: Callable[..., Any], ops: tuple, group: Sequence[int
     out = linear(*v)
     w = _random_like(rng, out)
     cts = linear_transpose(linear, *[ops[i] for i in group])(w)
+    for i, ct in zip(group, cts, strict=True):
+        check_tangent(ct, ops[i], f"the cotangent of operand {i}")
     lhs = _vdot(out, w)
     rhs = sum(_vdot(vi, ct) for vi, ct in zip(v, cts, strict=True))
     tol = _fd(get_aval(out).dtype)[1]

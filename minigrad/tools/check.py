@@ -20,7 +20,8 @@ from minigrad.testing import CheckResult, check_primitive, primitives, samples_f
 from minigrad.tools.errors import UsageError
 
 # Table columns, in order; every transpose group of a sample counts under "transpose".
-COLUMNS = ("reference", "shape/impl", "jvp", "transpose", "vmap", "vmap(grad)", "grad(grad)")
+COLUMNS = ("reference", "shape/impl", "jvp", "transpose", "vmap", "vmap(grad)", "grad(grad)",
+           "staged")
 
 
 def column(check: str) -> str:
