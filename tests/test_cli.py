@@ -179,3 +179,82 @@ def test_subprocess_bad_input() -> None:
     done = run_module("vectors", "--verify", str(ROOT / "no-such-dir"))
     assert done.returncode == 2
     assert "no manifest.json" in one_line_error(done.stderr)
+
+
+# --------------------------------------------------------------------------- --module
+
+USER_MODULE = '''
+import numpy as np
+from minigrad.core import Primitive
+from minigrad.ops.elementwise import full_like, mul
+from minigrad.testing import Sample, register
+
+def cube(name, broken):
+    p = Primitive(name)
+    p.def_impl(lambda x: x ** 3)
+    p.def_abstract_eval(lambda x: x)
+    three = (lambda x: np.full((), 3.0)) if broken else (lambda x: full_like(x, 3.0))
+    p.def_jvp(lambda pr, t: (p.bind(*pr), mul(t[0], mul(three(pr[0]), mul(pr[0], pr[0])))))
+    p.def_batch(lambda n, vals, dims: (p.bind(vals[0]), dims[0]))
+    register(p, [Sample("3x2", lambda rng: (rng.standard_normal((3, 2)),), diff=(0,),
+                        reference=lambda x: x ** 3)], doc="x cubed, elementwise")
+    return p
+
+cube_p = cube("user_cube", broken=False)
+broken_p = cube("user_cube_broken", broken=True)  # its JVP broadcasts a 0-d 3
+'''
+
+
+def run_user_module(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    (tmp_path / "userops").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "userops" / "__init__.py").write_text("")
+    (tmp_path / "userops" / "ops.py").write_text(USER_MODULE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    env.pop("MINIGRAD_TRACEBACK", None)
+    return subprocess.run([sys.executable, "-m", "minigrad", *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_check_module_checks_the_registered_primitives(tmp_path: Path) -> None:
+    good = run_user_module(tmp_path, "check", "--module", "userops.ops", "user_cube")
+    assert good.returncode == 0, good.stderr
+    assert "user_cube" in good.stdout and "all passed" in good.stdout
+    assert "index_add" not in good.stdout  # only the module's primitives
+    both = run_user_module(tmp_path / "b", "check", "--module", "userops.ops", "--json")
+    assert both.returncode == 1  # the broken one fails
+    failed = {(r["primitive"], r["check"]) for r in json.loads(both.stdout)["results"]
+              if not r["passed"]}
+    assert ("user_cube_broken", "staged") in failed
+    assert not any(p == "user_cube" for p, _ in failed)
+
+
+def test_explain_module(tmp_path: Path) -> None:
+    out = run_user_module(tmp_path, "explain", "--module", "userops.ops", "user_cube")
+    assert out.returncode == 0, out.stderr
+    assert "registered by userops.ops" in out.stdout and "x cubed, elementwise" in out.stdout
+    assert "user_cube a" in out.stdout  # the JVP's jaxpr binds it
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (("check", "--module", "no_such_module_xyz"), "cannot import module 'no_such_module_xyz'"),
+    (("check", "--module", "json"), "module 'json' registers no primitives"),
+    (("check", "--module", "userops.ops", "index_add"), "does not register 'index_add'"),
+    (("explain", "--module", "userops.ops", "sin"), "does not register 'sin'"),
+])
+def test_module_errors(tmp_path: Path, args: tuple, expected: str) -> None:
+    out = run_user_module(tmp_path, *args)
+    assert out.returncode == 2
+    assert expected in one_line_error(out.stderr)
+
+
+def test_register_checks_its_arguments() -> None:
+    from minigrad.core import Primitive
+    from minigrad.ops.elementwise import sin_p
+    from minigrad.testing import register
+
+    with pytest.raises(TypeError, match="register: prim must be a minigrad Primitive"):
+        register("sin", [])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="register: samples must be"):
+        register(Primitive("user_x"), [object()])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="one of minigrad's own primitives"):
+        register(Primitive(sin_p.name), [])

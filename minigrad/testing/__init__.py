@@ -10,8 +10,11 @@ Three oracles, one per kind of rule:
 ``check_primitive`` runs all of them over a primitive's samples (``samples_for``): the impl
 against a loop reference, the shape rule against the impl, the JVP, each transpose rule, the
 batching rule for every combination of batched operands, ``vmap(grad)`` against a loop of
-``grad``, and ``grad`` of ``grad``. The sample generators of the five ops are re-exported here
-(``op_samples``, ``samples_for``, ``Sample``), so one import gives a test suite everything.
+``grad``, ``grad`` of ``grad``, and the staged forms of all of these (``make_jaxpr``, so every
+shape rule runs, then ``minigrad.jaxpr.typecheck``). ``register`` makes a primitive of your own
+known to ``python -m minigrad check --module``. The sample generators of the five ops are
+re-exported here (``op_samples``, ``samples_for``, ``Sample``), so one import gives a test suite
+everything.
 
 The subpackage holds ``checks`` (the checkers), ``samples`` (``Sample`` and the five ops' op
 samples) and ``records`` (the op records of the base primitives, and ``samples_for``).
@@ -35,8 +38,8 @@ from minigrad.testing.checks import (
     numerical_jvp,
 )
 from minigrad.testing.records import samples_for
-from minigrad.testing.samples import OPS, Sample, op_samples, primitives
+from minigrad.testing.samples import OPS, Sample, op_samples, primitives, register, registered
 
 __all__ = ["OPS", "CheckResult", "Sample", "all_in_axes", "batch_args", "check_grads",
            "check_jvp", "check_primitive", "check_vjp", "check_vmap", "numerical_jvp",
-           "op_samples", "primitives", "samples_for"]
+           "op_samples", "primitives", "register", "registered", "samples_for"]

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 import threading
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -454,7 +455,15 @@ def op_samples(op: str) -> list[Sample]:
 
 
 def primitives() -> dict[str, Primitive]:
-    """Every primitive defined in a module of ``minigrad.ops``, and ``jit``, by name."""
+    """Every primitive defined in a module of ``minigrad.ops``, ``jit``, and every primitive
+    registered with ``register``, by name."""
+    found = _builtin()
+    with _lock:
+        found.update({name: r.prim for name, r in _registered.items()})
+    return dict(sorted(found.items()))
+
+
+def _builtin() -> dict[str, Primitive]:
     import minigrad.ops
     from minigrad.staging import jit_p
 
@@ -464,9 +473,64 @@ def primitives() -> dict[str, Primitive]:
         for value in vars(module).values():
             if isinstance(value, Primitive):
                 found.setdefault(value.name, value)
-    return dict(sorted(found.items()))
+    return found
+
+
+@dataclass
+class Registration:
+    """A primitive defined outside minigrad, with its samples, the module that registered it
+    and a description for ``explain``."""
+
+    prim: Primitive
+    samples: list[Sample]
+    module: str
+    doc: str
+
+
+_registered: dict[str, Registration] = {}
+_lock = threading.Lock()
+
+
+def register(prim: Primitive, samples: Sequence[Sample], *, doc: str = "") -> Primitive:
+    """Make a primitive of your own, with its samples, known to minigrad's tools:
+    ``python -m minigrad check --module yourpkg.ops`` (and ``explain --module``) import the
+    module and check every primitive it registered, as they check minigrad's own. Call it at
+    import time, in the module that defines the primitive; registering a name again replaces
+    the entry (a reloaded module). Returns ``prim``.
+
+    >>> import numpy as np
+    >>> from minigrad.core import Primitive
+    >>> from minigrad.testing import Sample, register
+    >>> cube_p = Primitive("my_cube")
+    >>> _ = register(cube_p, [Sample("3", lambda rng: (rng.standard_normal(3),), diff=(0,))],
+    ...              doc="x ** 3, elementwise")
+    """
+    if not isinstance(prim, Primitive):
+        raise TypeError(f"register: prim must be a minigrad Primitive; got {type(prim).__name__}")
+    samples = list(samples)
+    bad = next((x for x in samples if not isinstance(x, Sample)), None)
+    if bad is not None:
+        raise TypeError(f"register: samples must be minigrad.testing.Sample objects; got "
+                        f"{type(bad).__name__}")
+    builtin = _builtin()
+    if builtin.get(prim.name, prim) is not prim:
+        raise ValueError(f"register: {prim.name!r} is the name of one of minigrad's own "
+                         f"primitives; give yours another name")
+    caller = sys._getframe(1).f_globals.get("__name__", "")  # the registering module
+    with _lock:
+        _registered[prim.name] = Registration(prim, samples, caller, doc)
+    return prim
+
+
+def registered(module: str | None = None) -> dict[str, Registration]:
+    """The registrations, by primitive name: all, or those made by ``module`` (or one of its
+    submodules)."""
+    with _lock:
+        return {n: r for n, r in _registered.items()
+                if module is None or r.module == module or r.module.startswith(module + ".")}
 
 
 __all__ = ["BOTH", "F32", "F64", "OPS", "OpRecord", "Sample", "bool_mask", "loop_index_add",
            "loop_index_copy", "loop_index_fill", "loop_masked_fill", "loop_masked_gather",
-           "loop_masked_scatter", "op_records", "op_samples", "primitives"]
+           "loop_masked_scatter", "op_records", "op_samples", "primitives", "register",
+           "registered"]

@@ -9,6 +9,7 @@ with the worst error and the number of cases, ``FAIL`` with the failed and total
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import sys
@@ -16,7 +17,7 @@ import time
 from dataclasses import asdict
 from typing import Any, Sequence, TextIO
 
-from minigrad.testing import CheckResult, check_primitive, primitives, samples_for
+from minigrad.testing import CheckResult, check_primitive, primitives, registered, samples_for
 from minigrad.tools.errors import UsageError
 
 # Table columns, in order; every transpose group of a sample counts under "transpose".
@@ -28,8 +29,30 @@ def column(check: str) -> str:
     return "transpose" if check.startswith("transpose") else check
 
 
-def select(names: Sequence[str]) -> list[str]:
-    """The primitives to check: ``names`` in order without repeats, or every primitive."""
+def import_module(module: str, command: str) -> list[str]:
+    """Import a user's module (``--module``); the names of the primitives it registers."""
+    try:
+        importlib.import_module(module)
+    except Exception as e:  # anything the import raises: the user's module is at fault
+        raise UsageError(f"{command}: cannot import module {module!r}: {type(e).__name__}: "
+                         f"{e}") from None
+    names = list(registered(module))
+    if not names:
+        raise UsageError(f"{command}: module {module!r} registers no primitives: call "
+                         f"minigrad.testing.register(prim, samples) in it")
+    return names
+
+
+def select(names: Sequence[str], module: str | None = None) -> list[str]:
+    """The primitives to check: ``names`` in order without repeats, or every primitive (every
+    one ``module`` registers, with ``module``)."""
+    if module is not None:
+        own = import_module(module, "check")
+        stray = [n for n in names if n not in own]
+        if stray:
+            raise UsageError(f"check: module {module!r} does not register {stray[0]!r}; it "
+                             f"registers: {', '.join(own)}")
+        return list(dict.fromkeys(names)) if names else own
     known = primitives()
     unknown = [n for n in names if n not in known]
     if unknown:
@@ -77,7 +100,8 @@ def run(names: Sequence[str] = (), *, seed: int = 0, examples: int = 1,
             progress.step(i, f"{name} ({len(samples)} samples)")
         if not samples:
             results.append(CheckResult(name, "-", "samples", False, math.nan, 0,
-                                       "no samples: add a record to minigrad/testing/records.py"))
+                                       "no samples: add a record to minigrad/testing/records.py, "
+                                       "or pass samples to minigrad.testing.register"))
         for k in range(examples):
             results += check_primitive(prims[name], samples, seed=seed + k,
                                        raise_on_failure=False)
@@ -154,9 +178,9 @@ def to_json(results: Sequence[CheckResult], *, seed: int, examples: int, seconds
         "summary": summarize(results), "results": [clean(r) for r in results]}, indent=2)
 
 
-def main(names: Sequence[str], *, seed: int = 0, examples: int = 1, as_json: bool = False
-         ) -> int:
-    chosen = select(names)
+def main(names: Sequence[str], *, seed: int = 0, examples: int = 1, as_json: bool = False,
+         module: str | None = None) -> int:
+    chosen = select(names, module)
     start = time.perf_counter()
     progress = Progress("check", len(chosen))
     try:

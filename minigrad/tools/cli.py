@@ -74,8 +74,12 @@ def _parser() -> argparse.ArgumentParser:
                        "over its samples: impl against a loop reference, shape rule against "
                        "impl, JVP against finite differences, transpose by the dot-product "
                        "test, batching against a loop for every batched combination, "
-                       "vmap(grad) against a loop of grad, grad of grad. Exit 1 on a failure.")
+                       "vmap(grad) against a loop of grad, grad of grad, and each of these "
+                       "staged with make_jaxpr and typechecked. Exit 1 on a failure.")
     p.add_argument("ops", nargs="*", metavar="OP", help="primitive names (default: all)")
+    p.add_argument("--module", metavar="MODULE",
+                   help="import MODULE and check the primitives it registers with "
+                   "minigrad.testing.register (default: minigrad's own)")
     p.add_argument("--seed", type=_seed, default=0, help="first seed of the draws (default 0)")
     p.add_argument("--examples", type=int, default=1, metavar="N",
                    help="independent draws of every sample (default 1)")
@@ -86,6 +90,8 @@ def _parser() -> argparse.ArgumentParser:
                        "of its transpose (the linear part of the VJP) and of its batched form "
                        "on a sample input.")
     p.add_argument("op", metavar="OP", help="a primitive name, e.g. index_add or tanh")
+    p.add_argument("--module", metavar="MODULE",
+                   help="import MODULE first, for a primitive it registers")
 
     p = sub.add_parser("crosscheck", help="compare the five ops with PyTorch or JAX",
                        description="Compare forward values, reverse- and forward-mode "
@@ -117,11 +123,12 @@ def _dispatch(args: Any) -> int:
     if args.command == "check":
         from minigrad.tools import check
 
-        return check.main(args.ops, seed=args.seed, examples=args.examples, as_json=args.json)
+        return check.main(args.ops, seed=args.seed, examples=args.examples, as_json=args.json,
+                          module=args.module)
     if args.command == "explain":
         from minigrad.tools import explain
 
-        return explain.main(args.op)
+        return explain.main(args.op, module=args.module)
     if args.command == "crosscheck":
         from minigrad.tools import crosscheck
 

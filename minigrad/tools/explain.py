@@ -18,7 +18,7 @@ import numpy as np
 from minigrad.core import Primitive, get_aval
 from minigrad.jaxpr import make_jaxpr
 from minigrad.staging import jit
-from minigrad.testing import OPS, Sample, batch_args, primitives, samples_for
+from minigrad.testing import OPS, Sample, batch_args, primitives, registered, samples_for
 from minigrad.tools.errors import UsageError
 from minigrad.transforms.jvp import jvp
 from minigrad.transforms.linearize import linearize
@@ -81,6 +81,9 @@ def defining_module(prim: Primitive) -> ModuleType | None:
 def semantics(prim: Primitive) -> str:
     """The five: their module docstring; support primitives: their user function's docstring;
     the rest: one line."""
+    reg = registered().get(prim.name)
+    if reg is not None:  # a user's primitive: the description it was registered with
+        return reg.doc or "(no description: pass doc= to minigrad.testing.register)"
     module = defining_module(prim)
     if prim.name in OPS and module is not None and module.__doc__:
         return inspect.cleandoc(module.__doc__)
@@ -91,6 +94,9 @@ def semantics(prim: Primitive) -> str:
 
 
 def _where(prim: Primitive) -> str:
+    reg = registered().get(prim.name)
+    if reg is not None:
+        return f"registered by {reg.module}"
     module = defining_module(prim)
     return "" if module is None else f"{module.__name__.replace('.', '/')}.py"
 
@@ -168,6 +174,13 @@ def _names(s: Sample, positions: tuple[int, ...]) -> str:
     return f"({', '.join(names)}{',' if len(names) == 1 else ''})"
 
 
-def main(name: str) -> int:
+def main(name: str, module: str | None = None) -> int:
+    if module is not None:
+        from minigrad.tools.check import import_module
+
+        own = import_module(module, "explain")
+        if name not in own:
+            raise UsageError(f"explain: module {module!r} does not register {name!r}; it "
+                             f"registers: {', '.join(own)}")
     print(explain(name))
     return 0
