@@ -8,10 +8,12 @@ import sys
 
 import pytest
 
+from minigrad.testing import divergences
+from minigrad.testing.divergences import CHECKS, DIVERGENCES, Situation, documented
+from minigrad.testing.frameworks import FRAMEWORKS
 from minigrad.testing.samples import OPS, op_samples
 from minigrad.tools import crosscheck
 from minigrad.tools.cli import main
-from minigrad.tools.crosscheck import CHECKS, DIVERGENCES, FRAMEWORKS, Situation, documented
 
 
 def test_divergence_table_is_well_formed() -> None:
@@ -113,7 +115,7 @@ def test_torch_cli_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_torch_undocumented_mismatch_exits_1(monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("torch", reason="needs torch")
-    monkeypatch.setattr(crosscheck, "DIVERGENCES", [])
+    monkeypatch.setattr(divergences, "DIVERGENCES", [])
     assert main(["crosscheck", "--against", "torch", "index_copy"]) == 1
     out = capsys.readouterr().out
     assert "FAIL index_copy [index_copy:dup-f64] vjp" in out

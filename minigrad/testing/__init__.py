@@ -16,8 +16,14 @@ known to ``python -m minigrad check --module``. The sample generators of the fiv
 re-exported here (``op_samples``, ``samples_for``, ``Sample``), so one import gives a test suite
 everything.
 
+For a function of your own, ``per_example_grads`` gives its per-example gradients as NumPy
+arrays, and ``assert_matches(theirs, ours, args, framework="torch")`` checks another framework's
+values, VJP, JVP, ``vmap`` and ``vmap(grad)`` of it against minigrad's (``oracle``).
+
 The subpackage holds ``checks`` (the checkers), ``samples`` (``Sample`` and the five ops' op
-samples) and ``records`` (the op records of the base primitives, and ``samples_for``).
+samples), ``records`` (the op records of the base primitives, and ``samples_for``), ``oracle``
+(the checks of a user's function), ``frameworks`` (the torch and jax adapters) and
+``divergences`` (where they differ from minigrad, documented).
 
 >>> import numpy as np, minigrad as mg
 >>> from minigrad.testing import check_grads, check_vmap
@@ -37,9 +43,11 @@ from minigrad.testing.checks import (
     check_vmap,
     numerical_jvp,
 )
+from minigrad.testing.oracle import assert_matches, per_example_grads
 from minigrad.testing.records import samples_for
 from minigrad.testing.samples import OPS, Sample, op_samples, primitives, register, registered
 
-__all__ = ["OPS", "CheckResult", "Sample", "all_in_axes", "batch_args", "check_grads",
-           "check_jvp", "check_primitive", "check_vjp", "check_vmap", "numerical_jvp",
-           "op_samples", "primitives", "register", "registered", "samples_for"]
+__all__ = ["OPS", "CheckResult", "Sample", "all_in_axes", "assert_matches", "batch_args",
+           "check_grads", "check_jvp", "check_primitive", "check_vjp", "check_vmap",
+           "numerical_jvp", "op_samples", "per_example_grads", "primitives", "register",
+           "registered", "samples_for"]

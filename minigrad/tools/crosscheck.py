@@ -17,7 +17,8 @@ condition holds: the other framework's semantics differ on purpose or by a known
 record says why) or a **failure**. ``info`` notes say what is no mismatch of values: torch.func
 looping over the batch for an op without a batching rule, which it reports by a warning. Exit
 status 1 on a failure, 2 when the framework is not installed. torch and jax are imported only
-when a cross-check runs, by their adapters in ``minigrad.tools.frameworks``.
+when a cross-check runs, by their adapters in ``minigrad.testing.frameworks``; the divergences
+are recorded in ``minigrad.testing.divergences``.
 """
 
 from __future__ import annotations
@@ -31,131 +32,18 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.testing import all_in_axes, batch_args
+from minigrad.testing import all_in_axes, batch_args, divergences
+from minigrad.testing.divergences import CHECKS, DIVERGENCES, Divergence, Situation, documented
+from minigrad.testing.frameworks import (
+    FRAMEWORKS,
+    INSTALL,
+    Framework,
+    FrameworkUnavailable,
+    load,
+)
+from minigrad.testing.oracle import Mismatch, compare, has_duplicates, tolerance
 from minigrad.testing.samples import OPS, Sample, op_samples
 from minigrad.tools.errors import UsageError
-from minigrad.tools.frameworks import FRAMEWORKS, INSTALL, Framework, load
-
-CHECKS = ("forward", "vjp", "jvp", "jacfwd", "jacrev", "vmap", "vmap(grad)", "negative-index",
-          "in-place", "in-place vmap(grad)")
-
-
-@dataclass(frozen=True)
-class Situation:
-    """What a divergence's condition looks at: one comparison of one sample."""
-
-    op: str
-    check: str
-    batched: frozenset[str] = frozenset()  # names of the batched arguments (vmap checks)
-    duplicates: bool = False  # a repeated index entry, in some example
-    value_array: bool = False  # the fill value is an array operand, not a Python scalar
-    zero_d: frozenset[str] = frozenset()  # names of the arguments that are 0-d (per example)
-
-
-@dataclass(frozen=True)
-class Divergence:
-    """A documented difference between minigrad and ``framework`` on ``op`` for ``checks``,
-    when ``condition`` holds (``when`` decides it). ``kind`` "info" is no mismatch of values."""
-
-    id: str
-    framework: str
-    op: str
-    checks: tuple[str, ...]
-    condition: str
-    reason: str
-    when: Callable[[Situation], bool] = field(default=lambda s: True, compare=False)
-    kind: str = "divergence"
-
-
-DIVERGENCES: list[Divergence] = [
-    Divergence(
-        "torch-index_copy-duplicates", "torch", "index_copy",
-        ("vjp", "jacrev", "vmap(grad)", "in-place vmap(grad)"),
-        "index has a repeated entry",
-        "PyTorch's index_copy VJP gives every duplicate source slice the cotangent of its "
-        "destination (derivatives.yaml: grad.index_select(dim, index)), although only the last "
-        "write survives; minigrad gives it to the winner only, so its VJP is the transpose of "
-        "its forward (PyTorch's own jacfwd and jacrev disagree here; pytorch#473)",
-        lambda s: s.duplicates),
-    Divergence(
-        "torch-index_copy-0d-source", "torch", "index_copy",
-        ("jacrev", "vmap(grad)", "in-place vmap(grad)"),
-        "a 0-d source into an x of rank 1",
-        "under torch.func.vmap, PyTorch's source gradient for a 0-d source "
-        "(grad.index_select(dim, index.squeeze(0))) comes out multiplied by x.size(dim): "
-        "jacrev gives 5 for an x of 5 elements, where autograd and torch.func.grad give 1 "
-        "(seen in torch 2.13)",
-        lambda s: "source" in s.zero_d and "x" not in s.zero_d),
-    Divergence(
-        "torch-index_fill-batched-value", "torch", "index_fill", ("vmap", "vmap(grad)"),
-        "value batched, x not batched",
-        "torch.func's index_fill batching rule loops over a batched value writing into an "
-        "expanded (stride-0) copy of the unbatched x, so every example gets the last "
-        "example's value (seen in torch 2.13)",
-        lambda s: "value" in s.batched and "x" not in s.batched),
-    Divergence(
-        "torch-index_fill-unique", "torch", "index_fill", ("vmap(grad)", "in-place vmap(grad)"),
-        "index batched, value differentiable",
-        "PyTorch's value gradient deduplicates the index with _unique, which has no batching "
-        "rule: torch.func loops and fails to stack when the examples' counts of distinct "
-        "entries differ",
-        lambda s: "index" in s.batched and s.value_array),
-    Divergence(
-        "torch-index_fill-negative", "torch", "index_fill", ("negative-index",),
-        "an index entry of -1",
-        "PyTorch's index_fill wraps negative entries (and its backward then rejects them); "
-        "minigrad rejects them everywhere, like PyTorch's index_add and index_copy"),
-    Divergence(
-        "torch-index_fill-unique-loop", "torch", "index_fill", ("vmap(grad)",),
-        "index batched, value differentiable",
-        "torch.func loops over _unique (no batching rule) in the value gradient; where the "
-        "examples' counts of distinct entries agree, the values agree",
-        lambda s: "index" in s.batched and s.value_array, kind="info"),
-    Divergence(
-        "torch-masked_scatter-loop", "torch", "masked_scatter",
-        ("jacfwd", "jacrev", "vmap", "vmap(grad)"), "vmapped (jacfwd and jacrev vmap too)",
-        "torch.func has no batching rule for masked_scatter (nor masked_scatter_backward) and "
-        "loops over the batch; the values agree, only the speed differs",
-        kind="info"),
-    Divergence(
-        "torch-masked_fill-loop", "torch", "masked_fill", ("jacfwd", "vmap", "vmap(grad)"),
-        "an array value, vmapped",
-        "torch.func has no batching rule for masked_fill.Tensor and loops over the batch; the "
-        "values agree, only the speed differs",
-        lambda s: s.value_array, kind="info"),
-    Divergence(
-        "torch-inplace-unbatched-self", "torch", "*", ("in-place vmap(grad)",),
-        "x not batched, an update batched",
-        "torch.func refuses to write a batched value into an unbatched tensor in place "
-        "(\"vmap: inplace arithmetic(self, *extra_args) is not possible\"); minigrad rebinds "
-        "the tracer to the out-of-place result, which may be batched",
-        lambda s: "x" not in s.batched and bool(s.batched)),
-    Divergence(
-        "torch-index_fill-negative-inplace", "torch", "index_fill", ("in-place",),
-        "an index entry of -1",
-        "PyTorch's index_fill_ wraps negative entries, as its index_fill does; minigrad "
-        "rejects them"),
-    Divergence(
-        "jax-negative-index", "jax", "*", ("negative-index",), "an index entry of -1",
-        "JAX's .at[] indexing wraps negative entries (NumPy's convention); minigrad rejects "
-        "them"),
-    Divergence(
-        "jax-masked_scatter-composition", "jax", "masked_scatter", CHECKS,
-        "always",
-        "JAX has no masked_scatter: the comparison is with the composition where(mask, "
-        "take(source.ravel(), cumsum(mask) - 1), x), the static-shape form of jnp.place",
-        kind="info"),
-]
-
-
-def documented(framework: str, situation: Situation, kind: str = "divergence"
-               ) -> Divergence | None:
-    """The record that documents ``situation`` for ``framework``, if any."""
-    for d in DIVERGENCES:
-        if (d.framework == framework and d.kind == kind and d.op in (situation.op, "*")
-                and situation.check in d.checks and d.when(situation)):
-            return d
-    return None
 
 
 @dataclass
@@ -172,40 +60,6 @@ class Result:
 
 
 # --------------------------------------------------------------------------- the comparisons
-
-
-class Mismatch(Exception):
-    """The two frameworks' values differ."""
-
-
-def _tolerance(dtype: np.dtype) -> float:
-    return 1e-4 if np.dtype(dtype) == np.float32 else 1e-10
-
-
-def _compare(got: Sequence[Any], want: Sequence[Any], tol: float) -> float:
-    worst = 0.0
-    for k, (g, w) in enumerate(zip(got, want, strict=True)):
-        g, w = np.asarray(g), np.asarray(w)
-        if g.shape != w.shape:
-            raise Mismatch(f"output {k}: shape {g.shape}, minigrad's {w.shape}")
-        if w.size == 0:
-            continue
-        err = np.abs(g.astype(np.float64) - w.astype(np.float64))
-        bad = err > tol + tol * np.abs(w.astype(np.float64))
-        if bad.any():
-            raise Mismatch(f"output {k}: {int(bad.sum())} of {w.size} elements differ (worst "
-                           f"|error| {float(err.max()):.3g}); theirs {g.ravel()[:6]}, minigrad "
-                           f"{w.ravel()[:6]}")
-        worst = max(worst, float(err.max()))
-    return worst
-
-
-def _has_duplicates(index: Any) -> bool:
-    index = np.asarray(index)
-    if index.ndim == 0 or index.size == 0:
-        return False
-    rows = index.reshape(-1, index.shape[-1])
-    return any(len(set(r.tolist())) < len(r) for r in rows)
 
 
 def _with(ops: Sequence[Any], positions: Sequence[int], vals: Sequence[Any]) -> list[Any]:
@@ -265,8 +119,8 @@ class Crosscheck:
             return [fw.array(a, op, n) for a, n in zip(args, names, strict=True)]
 
         fw_ops = to_fw(ops)
-        tol = _tolerance(np.asarray(ops[0]).dtype)
-        dup = "index" in names and _has_duplicates(ops[names.index("index")])
+        tol = tolerance(np.asarray(ops[0]).dtype)
+        dup = "index" in names and has_duplicates(ops[names.index("index")])
         zero_d = frozenset(n for n, o in zip(names, ops, strict=True) if np.ndim(o) == 0)
         base = Situation(op, "", duplicates=dup, value_array="value" in names, zero_d=zero_d)
 
@@ -275,13 +129,13 @@ class Crosscheck:
 
         out = np.asarray(s.call(*ops))
         self.attempt(at("forward"), s, None,
-                     lambda: _compare([fw.numpy(fw_fn(*fw_ops))], [out], tol))
+                     lambda: compare([fw.numpy(fw_fn(*fw_ops))], [out], tol))
         if s.diff:
             self._derivatives(s, ops, fw_ops, fw_fn, out, tol, at)
         for axes in all_in_axes(len(ops), s.batchable):
             args = batch_args(s.make, axes, 3, self.seed)
             batched = frozenset(n for n, a in zip(names, axes, strict=True) if a is not None)
-            dup_b = "index" in names and _has_duplicates(args[names.index("index")])
+            dup_b = "index" in names and has_duplicates(args[names.index("index")])
             self.attempt(at("vmap", batched=batched, duplicates=dup_b), s, axes,
                          self._vmap(s, fw_fn, args, to_fw(args), axes, tol))
             if s.diff:
@@ -299,7 +153,7 @@ class Crosscheck:
             return
         fw_fn = inplace(op, s.params)
         ops = s.make(np.random.default_rng(self.seed))
-        tol = _tolerance(np.asarray(ops[0]).dtype)
+        tol = tolerance(np.asarray(ops[0]).dtype)
 
         def to_fw(args: Sequence[Any]) -> list[Any]:
             return [fw.array(np.array(a), op, n) for a, n in zip(args, names, strict=True)]
@@ -322,7 +176,7 @@ class Crosscheck:
                 raise Mismatch(f"minigrad raised {type(mine).__name__}: {mine}")
             if ours is not x or theirs is not fw_args[0]:
                 raise Mismatch("the in-place variant did not return x itself")
-            return _compare([fw.numpy(fw_args[0])], [x], tol)
+            return compare([fw.numpy(fw_args[0])], [x], tol)
 
         zero_d = frozenset(n for n, o in zip(names, ops, strict=True) if np.ndim(o) == 0)
         self.attempt(Situation(op, "in-place", zero_d=zero_d), s, None, body)
@@ -364,9 +218,9 @@ class Crosscheck:
                     raise
                 if want is None:
                     raise Mismatch(f"minigrad raised {type(mine).__name__}: {mine}")
-                return _compare([fw.numpy(t) for t in got], want, tol)
+                return compare([fw.numpy(t) for t in got], want, tol)
 
-            dup = "index" in names and _has_duplicates(args[names.index("index")])
+            dup = "index" in names and has_duplicates(args[names.index("index")])
             self.attempt(Situation(op, "in-place vmap(grad)", batched=batched, duplicates=dup,
                                    value_array="value" in names, zero_d=zero_d), s, axes,
                          per_example)
@@ -395,18 +249,18 @@ class Crosscheck:
         def check_vjp() -> float:
             want = vjp(f, *primals)[1](ct)
             got = fw.vjp(f_fw, fw_primals, fw.array(ct, "", "ct"))
-            return _compare([fw.numpy(g) for g in got], want, tol)
+            return compare([fw.numpy(g) for g in got], want, tol)
 
         def check_jvp() -> float:
             want = jvp(f, tuple(primals), tuple(tangents))[1]
             got = fw.jvp(f_fw, fw_primals, [fw.array(t, "", "t") for t in tangents])
-            return _compare([fw.numpy(got)], [want], tol)
+            return compare([fw.numpy(got)], [want], tol)
 
         def check_jac(mode: str) -> float:
             jac = jacfwd if mode == "jacfwd" else jacrev
             want = jac(f, argnums=tuple(range(len(primals))))(*primals)
             got = fw.jac(mode, f_fw, fw_primals)
-            return _compare([fw.numpy(g) for g in got], want, tol)
+            return compare([fw.numpy(g) for g in got], want, tol)
 
         self.attempt(at("vjp"), s, None, check_vjp)
         self.attempt(at("jvp"), s, None, check_jvp)
@@ -419,7 +273,7 @@ class Crosscheck:
 
         def body() -> float:
             want = vmap(s.call, in_axes=axes)(*args)
-            return _compare([self.fw.numpy(self.fw.vmap(fw_fn, axes, fw_args))], [want], tol)
+            return compare([self.fw.numpy(self.fw.vmap(fw_fn, axes, fw_args))], [want], tol)
 
         return body
 
@@ -439,7 +293,7 @@ class Crosscheck:
             want = vmap(grad(lambda *a: mnp.sum(mnp.sin(s.call(*a)) * w), argnums=s.diff),
                         in_axes=axes)(*args)
             g = fw.grad(lambda *a: fw.sin_sum(fw_fn(*a), w_fw), s.diff)
-            return _compare([fw.numpy(x) for x in fw.vmap(g, axes, fw_args)], want, tol)
+            return compare([fw.numpy(x) for x in fw.vmap(g, axes, fw_args)], want, tol)
 
         return body
 
@@ -493,6 +347,13 @@ def _ours_in_place(op: str, ops: Sequence[Any], params: dict) -> Any:
     return mg.masked_scatter_(ops[0], ops[1], ops[2])
 
 
+def _load(framework: str) -> Framework:
+    try:
+        return load(framework, "crosscheck", "--against")
+    except FrameworkUnavailable as e:  # a usage error: one line, exit status 2
+        raise UsageError(str(e)) from None
+
+
 def run(framework: str | Framework, ops: Sequence[str] = (), seed: int = 0,
         progress: Any = None) -> tuple[Framework, list[Result]]:
     """Every comparison of the named ops (all five by default) against ``framework``."""
@@ -500,7 +361,7 @@ def run(framework: str | Framework, ops: Sequence[str] = (), seed: int = 0,
     if unknown:
         raise UsageError(f"crosscheck: unknown op {unknown[0]!r}; the five are "
                          f"{', '.join(OPS)}")
-    fw = load(framework) if isinstance(framework, str) else framework
+    fw = _load(framework) if isinstance(framework, str) else framework
     cc = Crosscheck(fw, seed)
     chosen = list(dict.fromkeys(ops)) or list(OPS)
     for i, op in enumerate(chosen):
@@ -535,7 +396,7 @@ def report(fw: Framework, results: Sequence[Result], seed: int, seconds: float) 
              f"seed {seed})", "",
              format_table(["op", "check", "cases", "pass", "documented", "FAIL"],
                           _table(results)), ""]
-    by_id = {d.id: d for d in DIVERGENCES}
+    by_id = {d.id: d for d in divergences.DIVERGENCES}
     seen: dict[tuple[str, str], int] = {}  # (op, divergence id or info text) -> cases
     for r in results:
         for key in ([r.divergence] if r.divergence else []) + r.info:
@@ -544,7 +405,7 @@ def report(fw: Framework, results: Sequence[Result], seed: int, seconds: float) 
         notes = [(op, k, n) for (op, k), n in seen.items()
                  if (by_id[k].kind if k in by_id else "info") == kind]
         if notes:
-            lines.append(f"{title} (the table: minigrad.tools.crosscheck.DIVERGENCES):")
+            lines.append(f"{title} (the table: minigrad.testing.divergences.DIVERGENCES):")
         for op, key, n in notes:
             d = by_id.get(key)
             if d is None:
@@ -575,7 +436,8 @@ def to_json(fw: Framework, results: Sequence[Result], seed: int, seconds: float)
                     for r in results],
         "divergences": [{"id": d.id, "framework": d.framework, "op": d.op,
                          "checks": list(d.checks), "condition": d.condition,
-                         "reason": d.reason, "kind": d.kind} for d in DIVERGENCES]}, indent=2)
+                         "reason": d.reason, "kind": d.kind}
+                        for d in divergences.DIVERGENCES]}, indent=2)
 
 
 def main(framework: str, ops: Sequence[str] = (), seed: int = 0, as_json: bool = False) -> int:
@@ -586,7 +448,7 @@ def main(framework: str, ops: Sequence[str] = (), seed: int = 0, as_json: bool =
     if unknown:  # before loading the framework: seconds, and maybe not installed
         raise UsageError(f"crosscheck: unknown op {unknown[0]!r}; the five are "
                          f"{', '.join(OPS)}")
-    fw = load(framework)
+    fw = _load(framework)
     progress = Progress(f"crosscheck {fw.name}", len(ops) or len(OPS))
     try:
         fw, results = run(fw, ops, seed, progress)

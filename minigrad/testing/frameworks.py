@@ -1,5 +1,6 @@
-"""The frameworks ``python -m minigrad crosscheck`` compares minigrad with: PyTorch (autograd
-and torch.func) and JAX, behind one small interface on NumPy inputs and outputs.
+"""The frameworks minigrad is compared with (``python -m minigrad crosscheck``,
+``minigrad.testing.assert_matches``): PyTorch (autograd and torch.func) and JAX, behind one
+small interface on NumPy inputs and outputs.
 
 Each adapter imports its framework when it is made (``load``), so nothing here touches torch or
 jax until a cross-check runs. The ops follow the user-level conventions of minigrad's samples:
@@ -14,8 +15,6 @@ import warnings
 from typing import Any, Callable, Iterator
 
 import numpy as np
-
-from minigrad.tools.errors import UsageError
 
 FRAMEWORKS = ("torch", "jax")
 INSTALL = {"torch": "pip install torch==2.13.0 (the CPU build)", "jax": "pip install jax jaxlib"}
@@ -236,13 +235,19 @@ class Jax(Framework):
         return self.jax.grad(f, argnums=argnums)
 
 
-def load(framework: str) -> Framework:
-    """The adapter of ``framework``; ``UsageError`` when it is unknown or not installed."""
+class FrameworkUnavailable(ImportError):
+    """The framework asked for is unknown, or not installed (the message says how to install
+    it)."""
+
+
+def load(framework: str, caller: str = "load", option: str = "framework") -> Framework:
+    """The adapter of ``framework``; ``FrameworkUnavailable`` when it is unknown or not
+    installed (the message names ``caller`` and its ``option``)."""
     if framework not in FRAMEWORKS:
-        raise UsageError(f"crosscheck: --against must be one of {', '.join(FRAMEWORKS)}; got "
-                         f"{framework!r}")
+        raise FrameworkUnavailable(f"{caller}: {option} must be one of "
+                                   f"{', '.join(FRAMEWORKS)}; got {framework!r}")
     try:
         return Torch() if framework == "torch" else Jax()
     except ImportError as e:
-        raise UsageError(f"crosscheck: {framework} is not installed ({e}); install it with "
-                         f"{INSTALL[framework]}") from None
+        raise FrameworkUnavailable(f"{caller}: {framework} is not installed ({e}); install it "
+                                   f"with {INSTALL[framework]}") from None
