@@ -74,12 +74,13 @@ def compare(got: Sequence[Any], want: Sequence[Any], tol: float, rtol: float | N
     return worst
 
 
-def has_duplicates(index: Any) -> bool:
-    """Whether some row of ``index`` (its last axis) repeats an entry."""
-    index = np.asarray(index)
-    if index.ndim == 0 or index.size == 0:
+def has_duplicates(index: Any, batched: bool = False) -> bool:
+    """Whether ``index`` (each example ``index[b]``, if ``batched``) repeats an entry. A 0-d
+    index is one entry: it cannot."""
+    examples = np.asarray(index) if batched else np.asarray(index)[None]
+    if examples.ndim < 2 or examples.size == 0:
         return False
-    rows = index.reshape(-1, index.shape[-1])
+    rows = examples.reshape(-1, examples.shape[-1])
     return any(len(set(r.tolist())) < len(r) for r in rows)
 
 

@@ -106,7 +106,9 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("vectors", help="write or verify golden test vectors",
                        description="Write golden vectors of the five ops (inputs, outputs, VJPs "
-                       "for fixed cotangents, JVPs for fixed tangents, per-example gradients) "
+                       "for fixed cotangents, JVPs for fixed tangents, per-example gradients for "
+                       "every combination of batched arguments, each op's call in torch and jax, "
+                       "the divergences that apply) "
                        "as .npz files plus manifest.json, byte-for-byte deterministic; or "
                        "verify a directory of them against this minigrad (exit 1 if anything "
                        "differs).")

@@ -135,7 +135,8 @@ class Crosscheck:
         for axes in all_in_axes(len(ops), s.batchable):
             args = batch_args(s.make, axes, 3, self.seed)
             batched = frozenset(n for n, a in zip(names, axes, strict=True) if a is not None)
-            dup_b = "index" in names and has_duplicates(args[names.index("index")])
+            dup_b = "index" in names and has_duplicates(args[names.index("index")],
+                                                         batched="index" in batched)
             self.attempt(at("vmap", batched=batched, duplicates=dup_b), s, axes,
                          self._vmap(s, fw_fn, args, to_fw(args), axes, tol))
             if s.diff:
@@ -220,7 +221,8 @@ class Crosscheck:
                     raise Mismatch(f"minigrad raised {type(mine).__name__}: {mine}")
                 return compare([fw.numpy(t) for t in got], want, tol)
 
-            dup = "index" in names and has_duplicates(args[names.index("index")])
+            dup = "index" in names and has_duplicates(args[names.index("index")],
+                                                       batched="index" in batched)
             self.attempt(Situation(op, "in-place vmap(grad)", batched=batched, duplicates=dup,
                                    value_array="value" in names, zero_d=zero_d), s, axes,
                          per_example)

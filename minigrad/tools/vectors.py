@@ -1,20 +1,28 @@
 """Golden test vectors of the five ops: ``python -m minigrad vectors --out DIR`` and ``--verify``.
 
-For every op sample (``minigrad.testing.op_samples``) one ``<op>.<variant>-<dtype>.npz`` holds:
+For every op sample (``minigrad.testing.op_samples``) one ``<sample>.npz`` (the sample's name,
+``:`` replaced by ``.``) holds:
 
 * the inputs, by argument name (``x``, ``index``, ``source``, ``mask``, ``value``);
 * ``out``: the op's output;
 * ``ct`` and ``vjp_<arg>``: a fixed cotangent and the VJP for each differentiable argument;
 * ``tangent_<arg>`` and ``jvp_out``: fixed tangents and the JVP;
-* ``batch_<arg>``, ``loss_w`` and ``per_example_grad_<arg>``: a batch of ``BATCH`` independent
-  draws of every argument (stacked on axis 0) and, for each example, the gradient of
-  ``sum(sin(op(args)) * loss_w)`` with respect to each differentiable argument.
+* ``batch_<arg>`` and ``loss_w``: ``BATCH`` independent draws of every argument, stacked on
+  axis 0, and the weights of the loss ``sum(sin(op(args)) * loss_w)``;
+* ``per_example_grad_<k>_<arg>``: for the ``k``-th combination of batched arguments (the
+  manifest's ``per_example`` list), the per-example gradient of the loss in each
+  differentiable argument. A batched argument is ``batch_<arg>``; an unbatched one is
+  ``batch_<arg>[0]``, the first draw.
 
-``manifest.json`` lists every file with its op, variant, params, argument names, shapes,
-dtypes, the seed and minigrad's version. Two runs write identical bytes: the draws depend only on
-the seed and the sample's name, the .npz files are written through ``zipfile`` with a fixed
-date, and the manifest's keys are sorted. ``--verify`` recomputes every output from the stored
-inputs and reports each array that differs.
+``manifest.json`` describes every file; docs/vectors.md documents each key. Beside the shapes
+and dtypes it gives, per entry, the op's call in torch and in jax (``calls``: a ``lambda`` over
+the entry's ``args``, to ``eval`` with ``torch`` or ``jnp`` in scope) and the documented
+divergences that apply to the entry's data (``divergences``: by framework, each with its id,
+the check and the arrays it affects), so a consumer skips exactly those. Two runs write
+identical bytes: the draws depend only on the seed and the sample's name, the .npz files are
+written through ``zipfile`` with a fixed date, and the manifest's keys are sorted.
+``--verify`` recomputes every output from the stored inputs and reports each array that
+differs.
 """
 
 from __future__ import annotations
@@ -28,6 +36,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from minigrad.testing import all_in_axes
+from minigrad.testing.divergences import Situation, documented
+from minigrad.testing.frameworks import FRAMEWORKS
+from minigrad.testing.oracle import has_duplicates
 from minigrad.testing.samples import OPS, Sample, op_samples
 from minigrad.tools.errors import UsageError
 from minigrad.transforms.grad import grad
@@ -35,7 +47,7 @@ from minigrad.transforms.jvp import jvp
 from minigrad.transforms.transpose import vjp
 from minigrad.transforms.vmap import vmap
 
-FORMAT = "minigrad-vectors/1"
+FORMAT = "minigrad-vectors/2"
 BATCH = 3
 LOSS = "sum(sin(out) * loss_w)"
 _DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip entry can carry
@@ -81,10 +93,19 @@ def compute(s: Sample, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
         return mnp.sum(mnp.sin(s.call(*args)) * w)
 
-    grads = vmap(grad(loss, argnums=s.diff))(*[arrays[f"batch_{n}"] for n in s.argnames])
-    for n, g in zip(diff, grads, strict=True):
-        out[f"per_example_grad_{n}"] = np.asarray(g)
+    for k, axes in enumerate(combinations(s)):
+        batch = [arrays[f"batch_{n}"] if ax is not None else arrays[f"batch_{n}"][0]
+                 for n, ax in zip(s.argnames, axes, strict=True)]
+        grads = vmap(grad(loss, argnums=s.diff), in_axes=axes)(*batch)
+        for n, g in zip(diff, grads, strict=True):
+            out[f"per_example_grad_{k}_{n}"] = np.asarray(g)
     return out
+
+
+def combinations(s: Sample) -> list[tuple[int | None, ...]]:
+    """The combinations of batched (axis 0) and unbatched arguments, in ``all_in_axes``'s
+    order: the ``k`` of ``per_example_grad_<k>_<arg>``."""
+    return all_in_axes(len(s.argnames), s.batchable)
 
 
 def generate(s: Sample, seed: int) -> dict[str, np.ndarray]:
@@ -125,12 +146,116 @@ def _jsonable(v: Any) -> Any:
 
 
 def _entry(op: str, s: Sample, arrays: dict[str, np.ndarray], seed: int) -> dict[str, Any]:
+    diff = [s.argnames[i] for i in s.diff]
+    per_example = [{"in_axes": list(axes),
+                    "grads": {n: f"per_example_grad_{k}_{n}" for n in diff}}
+                   for k, axes in enumerate(combinations(s))]
     return {
         "file": file_name(s), "op": op, "sample": s.name, "params": _jsonable(s.params),
-        "args": list(s.argnames), "diff": [s.argnames[i] for i in s.diff],
-        "seed": seed, "batch_size": BATCH, "loss": LOSS,
+        "args": list(s.argnames), "diff": diff,
+        "seed": seed, "batch_size": BATCH, "loss": LOSS, "per_example": per_example,
+        "calls": {"torch": torch_call(op, s.params, s.argnames),
+                  "jax": jax_call(op, s.params, s.argnames,
+                                  {n: arrays[n].shape for n in s.argnames})},
+        "divergences": {fw: applying(fw, op, s, arrays) for fw in FRAMEWORKS},
         "arrays": {n: {"shape": list(a.shape), "dtype": a.dtype.name} for n, a in arrays.items()},
     }
+
+
+# --------------------------------------------------------------------------- the manifest's
+# calls and divergences
+
+
+def torch_call(op: str, params: dict, names: Sequence[str]) -> str:
+    """The op in PyTorch, as a ``lambda`` over the entry's arguments (``eval`` it with
+    ``torch`` in scope; the inputs are ``torch.from_numpy`` of the stored arrays)."""
+    args, dim = ", ".join(names), params.get("dim")
+    if op == "index_add":
+        body = f"torch.index_add(x, {dim}, index, source, alpha={params['alpha']!r})"
+    elif op == "index_copy":  # (PyTorch takes an int64 index only there and in index_fill)
+        body = f"torch.index_copy(x, {dim}, index.long(), source)"
+    elif op == "index_fill":
+        value = repr(params["value"]) if "value" in params else "value"
+        body = f"torch.index_fill(x, {dim}, index.long(), {value})"
+    elif op == "masked_fill":
+        value = repr(params["value"]) if "value" in params else "value"
+        body = f"torch.masked_fill(x, mask, {value})"
+    else:
+        body = "torch.masked_scatter(x, mask, source)"
+    return f"lambda {args}: {body}"
+
+
+def jax_call(op: str, params: dict, names: Sequence[str], shapes: dict[str, tuple]) -> str:
+    """The op in JAX for the entry's shapes, as a ``lambda`` over its arguments (``eval`` it
+    with ``jnp`` in scope, in 64-bit mode for float64 entries). PyTorch's conventions are
+    spelled out: a 0-d ``x`` is one slice of shape (1,); JAX has no masked_scatter, so it is
+    the composition of ``where``, ``cumsum`` and a gather."""
+    args, x_shape = ", ".join(names), tuple(shapes["x"])
+    if op.startswith("index"):
+        shape = x_shape or (1,)
+        d = params["dim"] % len(shape)
+        n = int(np.prod(shapes["index"], dtype=np.int64))
+        where = ", ".join([":"] * d + ["index.reshape(-1)"])
+        target = "x" if shape == x_shape else f"x.reshape({shape})"
+        update_shape = (*shape[:d], n, *shape[d + 1:])
+        if op == "index_fill":
+            update = repr(params["value"]) if "value" in params else "value"
+            method = "set"
+        else:
+            update = ("source" if tuple(shapes["source"]) == update_shape
+                      else f"source.reshape({update_shape})")
+            method = "add" if op == "index_add" else "set"
+            if op == "index_add" and params["alpha"] != 1:
+                update = f"{params['alpha']!r} * {update}"
+        body = f"{target}.at[{where}].{method}({update})"
+        return f"lambda {args}: {body if shape == x_shape else f'{body}.reshape(())'}"
+    out_shape = tuple(np.broadcast_shapes(x_shape, tuple(shapes["mask"])))
+    if op == "masked_fill":
+        value = (f"jnp.asarray({params['value']!r}, x.dtype)" if "value" in params
+                 else "value")
+        return f"lambda {args}: jnp.where(mask, {value}, x)"
+    n = int(np.prod(shapes["source"], dtype=np.int64))
+    if n == 0:
+        return f"lambda {args}: jnp.broadcast_to(x, {out_shape})"
+    m = f"jnp.broadcast_to(mask, {out_shape}).ravel()"
+    taken = f"source.ravel()[jnp.clip(jnp.cumsum({m}) - 1, 0, {n - 1})]"
+    return (f"lambda {args}: jnp.where({m}, {taken}, "
+            f"jnp.broadcast_to(x, {out_shape}).ravel()).reshape({out_shape})")
+
+
+def applying(framework: str, op: str, s: Sample, arrays: dict[str, np.ndarray]
+             ) -> list[dict[str, Any]]:
+    """The documented divergences of ``framework`` that apply to this entry's data: for each,
+    its id, the check and the arrays whose values it makes differ."""
+    names = s.argnames
+    diff = [names[i] for i in s.diff]
+    zero_d = frozenset(n for n in names if arrays[n].ndim == 0)
+
+    def situation(check: str, batched: frozenset[str] = frozenset(), index: Any = None
+                  ) -> Situation:
+        index = arrays.get("index") if index is None else index
+        dup = index is not None and has_duplicates(index, batched="index" in batched)
+        return Situation(op, check, batched=batched, value_array="value" in names,
+                         duplicates=dup, zero_d=zero_d)
+
+    groups = [("forward", situation("forward"), ["out"])]
+    if diff:
+        groups += [("vjp", situation("vjp"), [f"vjp_{n}" for n in diff]),
+                   ("jvp", situation("jvp"), ["jvp_out"])]
+        for k, axes in enumerate(combinations(s)):
+            batched = frozenset(n for n, a in zip(names, axes, strict=True) if a is not None)
+            index = arrays.get("batch_index")  # an unbatched index is the first draw's
+            if index is not None and "index" not in batched:
+                index = index[0]
+            groups.append(("vmap(grad)", situation("vmap(grad)", batched, index),
+                           [f"per_example_grad_{k}_{n}" for n in diff]))
+    found = []
+    for check, sit, affected in groups:
+        d = documented(framework, sit)
+        if d is not None:
+            found.append({"id": d.id, "check": check, "arrays": affected,
+                          "condition": d.condition})
+    return found
 
 
 def write(out_dir: str, seed: int = 0, ops: Sequence[str] = OPS) -> dict[str, Any]:
