@@ -159,3 +159,15 @@ def test_against_jax() -> None:
     assert_matches(theirs, loss, ARGS, framework="jax")
     with pytest.raises(AssertionError, match=r"assert_matches \(jax .*\): forward"):
         assert_matches(lambda w, x: theirs(w, x) + 1e-3, loss, ARGS, framework="jax")
+
+
+def test_python_scalars_are_passed_through_and_never_differentiated(torch: Any) -> None:
+    def ours(x: Any, scale: float) -> Any:
+        return mnp.sum(mg.masked_fill(x, MASK, 0.0) * scale)
+
+    def theirs(x: Any, scale: float) -> Any:
+        return (torch.masked_fill(x, torch.from_numpy(MASK), 0.0) * scale).sum()
+
+    assert_matches(theirs, ours, (ARGS[0], 2.0))
+    with pytest.raises(TypeError, match="must name floating array arguments"):
+        assert_matches(theirs, ours, (ARGS[0], 2.0), argnums=1)

@@ -275,11 +275,11 @@ def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0
             ops = s.make(np.random.default_rng(seed))
             f = s.function(prim)
             float_out = _is_float(f(*ops))
+            sizes = tuple(batch_sizes) if batch_sizes is not None else safe_batch_sizes(ops)
         except Exception as e:  # the sample itself does not run: one failed row
             results.append(CheckResult(prim.name, s.name, "setup", False, float("nan"), 0,
                                        f"{type(e).__name__}: {e}"))
             continue
-        sizes = tuple(batch_sizes) if batch_sizes is not None else safe_batch_sizes(ops)
         if s.reference is not None:
             _run(results, prim, s, "reference", partial(_check_reference, f, s, ops))
         _run(results, prim, s, "shape/impl", partial(_check_shape, prim, s, ops))

@@ -263,8 +263,12 @@ def assert_matches(theirs: Callable[..., Any], ours: Callable[..., Any], args: S
     if not isinstance(batch_size, int) or batch_size < 2:
         raise ValueError(f"assert_matches: batch_size must be an int >= 2; got {batch_size!r}")
     args = [a if isinstance(a, (int, float, complex)) else np.asarray(a) for a in args]
-    floats = tuple(i for i, a in enumerate(args) if np.asarray(a).dtype.kind == "f")
+    floats = tuple(i for i, a in enumerate(args)
+                   if isinstance(a, np.ndarray) and a.dtype.kind == "f")
     diff = (_argnums("assert_matches", argnums, len(args)) if argnums is not None else floats)
+    if any(not isinstance(args[i], np.ndarray) or args[i].dtype.kind != "f" for i in diff):
+        raise TypeError(f"assert_matches: argnums {argnums!r} must name floating array "
+                        f"arguments")
     fw = load(framework, "assert_matches")
     calls = op_calls(ours, args)
     rng = np.random.default_rng(seed)
