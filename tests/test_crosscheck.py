@@ -3,14 +3,17 @@ cross-check itself against PyTorch (and JAX) when installed."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 
+import numpy as np
 import pytest
 
 from minigrad.testing import divergences
 from minigrad.testing.divergences import CHECKS, DIVERGENCES, Situation, documented
 from minigrad.testing.frameworks import FRAMEWORKS
+from minigrad.testing.oracle import distinct_counts_differ, has_duplicates
 from minigrad.testing.samples import OPS, op_samples
 from minigrad.tools import crosscheck
 from minigrad.tools.cli import main
@@ -39,6 +42,40 @@ def test_documented_matches_op_check_and_condition() -> None:
     loop = Situation("masked_scatter", "vmap", batched=frozenset({"mask"}))
     assert documented("torch", loop) is None
     assert documented("torch", loop, "info").id == "torch-masked_scatter-loop"
+
+
+def test_conditions_look_at_the_data() -> None:
+    fill = Situation("index_fill", "vmap(grad)", batched=frozenset({"index"}), value_array=True)
+    # _unique fails to stack only when the examples' counts of distinct entries differ
+    assert documented("torch", fill) is None
+    assert documented("torch", fill, "info").id == "torch-index_fill-unique-loop"
+    ragged = dataclasses.replace(fill, ragged_unique=True)
+    assert documented("torch", ragged).id == "torch-index_fill-unique"
+    assert distinct_counts_differ(np.array([[1, 1, 2], [0, 1, 2]]))
+    assert not distinct_counts_differ(np.array([[1, 1, 2], [0, 0, 2]]))
+    # an empty index fills nothing, so a batched value cannot leak between examples
+    value = Situation("index_fill", "vmap", batched=frozenset({"value"}), value_array=True)
+    assert documented("torch", value).id == "torch-index_fill-batched-value"
+    assert documented("torch", dataclasses.replace(value, empty=frozenset({"index"}))) is None
+    # duplicates are per example: a batch of 0-d indices repeats none
+    assert not has_duplicates(np.array([0, 0, 0]), batched=True)
+    assert has_duplicates(np.array([[0, 1], [2, 2]]), batched=True)
+    assert has_duplicates(np.array([2, 2]))
+    assert not has_duplicates(np.array(2))
+
+
+def test_affects_names_what_differs() -> None:
+    by_id = {d.id: d for d in DIVERGENCES}
+    dup = Situation("index_copy", "vjp", duplicates=True)
+    assert by_id["torch-index_copy-duplicates"].affects(dup) == ("source",)
+    value = by_id["torch-index_fill-batched-value"]
+    only_value = Situation("index_fill", "vmap(grad)", batched=frozenset({"value"}))
+    assert value.affects(only_value) == ("out", "value")
+    with_index = dataclasses.replace(only_value, batched=frozenset({"index", "value"}))
+    assert value.affects(with_index) == ("out", "value", "x")
+    ragged = Situation("index_fill", "vmap(grad)", batched=frozenset({"index"}),
+                       value_array=True, ragged_unique=True)
+    assert by_id["torch-index_fill-unique"].affects(ragged) == ()  # it raises: everything
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)

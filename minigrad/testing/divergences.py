@@ -26,12 +26,16 @@ class Situation:
     duplicates: bool = False  # a repeated index entry, in some example
     value_array: bool = False  # the fill value is an array operand, not a Python scalar
     zero_d: frozenset[str] = frozenset()  # names of the arguments that are 0-d (per example)
+    ragged_unique: bool = False  # the examples' indices differ in their counts of distinct entries
+    empty: frozenset[str] = frozenset()  # names of the arguments with no elements (per example)
 
 
 @dataclass(frozen=True)
 class Divergence:
     """A documented difference between minigrad and ``framework`` on ``op`` for ``checks``,
-    when ``condition`` holds (``when`` decides it). ``kind`` "info" is no mismatch of values."""
+    when ``condition`` holds (``when`` decides it). ``kind`` "info" is no mismatch of values.
+    ``affects`` names what differs: ``out`` for the output, an argument's name for its
+    derivative; () for everything the check computes (an error, or no narrower claim)."""
 
     id: str
     framework: str
@@ -41,6 +45,7 @@ class Divergence:
     reason: str
     when: Callable[[Situation], bool] = field(default=lambda s: True, compare=False)
     kind: str = "divergence"
+    affects: Callable[[Situation], tuple[str, ...]] = field(default=lambda s: (), compare=False)
 
 
 DIVERGENCES: list[Divergence] = [
@@ -52,7 +57,7 @@ DIVERGENCES: list[Divergence] = [
         "destination (derivatives.yaml: grad.index_select(dim, index)), although only the last "
         "write survives; minigrad gives it to the winner only, so its VJP is the transpose of "
         "its forward (PyTorch's own jacfwd and jacrev disagree here; pytorch#473)",
-        lambda s: s.duplicates),
+        lambda s: s.duplicates, affects=lambda s: ("source",)),
     Divergence(
         "torch-index_copy-0d-source", "torch", "index_copy",
         ("jacrev", "vmap(grad)", "in-place vmap(grad)"),
@@ -61,21 +66,25 @@ DIVERGENCES: list[Divergence] = [
         "(grad.index_select(dim, index.squeeze(0))) comes out multiplied by x.size(dim): "
         "jacrev gives 5 for an x of 5 elements, where autograd and torch.func.grad give 1 "
         "(seen in torch 2.13)",
-        lambda s: "source" in s.zero_d and "x" not in s.zero_d),
+        lambda s: "source" in s.zero_d and "x" not in s.zero_d, affects=lambda s: ("source",)),
     Divergence(
         "torch-index_fill-batched-value", "torch", "index_fill", ("vmap", "vmap(grad)"),
-        "value batched, x not batched",
+        "value batched, x not batched, index not empty",
         "torch.func's index_fill batching rule loops over a batched value writing into an "
-        "expanded (stride-0) copy of the unbatched x, so every example gets the last "
-        "example's value (seen in torch 2.13)",
-        lambda s: "value" in s.batched and "x" not in s.batched),
+        "expanded (stride-0) copy of the unbatched x, one buffer all examples share: each "
+        "example shows every example's fills, so with an unbatched index every example gets "
+        "the last example's value (seen in torch 2.13)",
+        lambda s: "value" in s.batched and "x" not in s.batched and "index" not in s.empty,
+        # x's gradient is wrong only where other examples' slices land in this one's
+        affects=lambda s: ("out", "value") + (
+            ("x",) if "index" in s.batched and "x" not in s.zero_d else ())),
     Divergence(
         "torch-index_fill-unique", "torch", "index_fill", ("vmap(grad)", "in-place vmap(grad)"),
-        "index batched, value differentiable",
+        "index batched, value differentiable, the examples' counts of distinct entries differ",
         "PyTorch's value gradient deduplicates the index with _unique, which has no batching "
         "rule: torch.func loops and fails to stack when the examples' counts of distinct "
         "entries differ",
-        lambda s: "index" in s.batched and s.value_array),
+        lambda s: "index" in s.batched and s.value_array and s.ragged_unique),
     Divergence(
         "torch-index_fill-negative", "torch", "index_fill", ("negative-index",),
         "an index entry of -1",
@@ -83,10 +92,10 @@ DIVERGENCES: list[Divergence] = [
         "minigrad rejects them everywhere, like PyTorch's index_add and index_copy"),
     Divergence(
         "torch-index_fill-unique-loop", "torch", "index_fill", ("vmap(grad)",),
-        "index batched, value differentiable",
+        "index batched, value differentiable, the examples' counts of distinct entries agree",
         "torch.func loops over _unique (no batching rule) in the value gradient; where the "
         "examples' counts of distinct entries agree, the values agree",
-        lambda s: "index" in s.batched and s.value_array, kind="info"),
+        lambda s: "index" in s.batched and s.value_array and not s.ragged_unique, kind="info"),
     Divergence(
         "torch-masked_scatter-loop", "torch", "masked_scatter",
         ("jacfwd", "jacrev", "vmap", "vmap(grad)"), "vmapped (jacfwd and jacrev vmap too)",
@@ -124,14 +133,19 @@ DIVERGENCES: list[Divergence] = [
 ]
 
 
+def applicable(framework: str, situation: Situation, kind: str = "divergence"
+               ) -> list[Divergence]:
+    """Every record of ``kind`` whose condition holds in ``situation`` for ``framework``."""
+    return [d for d in DIVERGENCES
+            if d.framework == framework and d.kind == kind and d.op in (situation.op, "*")
+            and situation.check in d.checks and d.when(situation)]
+
+
 def documented(framework: str, situation: Situation, kind: str = "divergence"
                ) -> Divergence | None:
     """The record that documents ``situation`` for ``framework``, if any."""
-    for d in DIVERGENCES:
-        if (d.framework == framework and d.kind == kind and d.op in (situation.op, "*")
-                and situation.check in d.checks and d.when(situation)):
-            return d
-    return None
+    found = applicable(framework, situation, kind)
+    return found[0] if found else None
 
 
-__all__ = ["CHECKS", "DIVERGENCES", "Divergence", "Situation", "documented"]
+__all__ = ["CHECKS", "DIVERGENCES", "Divergence", "Situation", "applicable", "documented"]

@@ -84,6 +84,15 @@ def has_duplicates(index: Any, batched: bool = False) -> bool:
     return any(len(set(r.tolist())) < len(r) for r in rows)
 
 
+def distinct_counts_differ(index: Any) -> bool:
+    """Whether the examples of a batched ``index`` (examples on axis 0) differ in their counts
+    of distinct entries, which is where torch.func's loop over ``_unique`` fails to stack."""
+    index = np.asarray(index)
+    if index.ndim < 2 or index.shape[0] < 2:
+        return False
+    return len({len(set(r.tolist())) for r in index}) > 1
+
+
 def _argnums(name: str, argnums: Any, n: int) -> tuple[int, ...]:
     nums = (argnums,) if isinstance(argnums, int) else argnums
     if not isinstance(nums, tuple) or not nums or not all(
@@ -195,20 +204,25 @@ def _evaluate(e: Eqn, inputs: list[Any]) -> list[Any] | None:
 
 
 def explaining(framework: str, check: str, calls: list[dict[str, Any]],
-               batched: frozenset[int], args: Sequence[Any]) -> Divergence | None:
+               batched: frozenset[int], args: Sequence[Any],
+               batch: Sequence[Any] | None = None) -> Divergence | None:
     """The documented divergence of ``framework`` that applies to one of the op calls for
-    ``check`` with the user arguments ``batched``, if any."""
+    ``check`` with the user arguments ``batched`` (stacked in ``batch``), if any."""
     for call in calls:
         deps = call["deps"]
         names = frozenset(n for n, d in deps.items() if d & batched)
-        index = call["index"]
-        dup = index is not None and has_duplicates(index)
-        if index is None and "index" in deps:  # the index is a user argument
-            dup = any(has_duplicates(args[i]) for i in deps["index"]
-                      if np.asarray(args[i]).dtype.kind in "iu")
+        index, mapped = call["index"], False
+        users = [i for i in deps.get("index", ()) if np.asarray(args[i]).dtype.kind in "iu"]
+        if index is None and users:  # the index is a user argument: batched, maybe
+            mapped = batch is not None and users[0] in batched
+            index = batch[users[0]] if batch is not None and mapped else args[users[0]]
+        ragged = mapped and distinct_counts_differ(index)
+        dup = index is not None and has_duplicates(index, batched=mapped)
+        empty = frozenset({"index"}) if index is not None and np.size(index) == 0 else frozenset()
         situation = Situation(call["op"], check, batched=names, duplicates=dup,
                               value_array=bool(deps.get("value")),
-                              zero_d=frozenset(call["zero_d"]))
+                              zero_d=frozenset(call["zero_d"]), ragged_unique=ragged,
+                              empty=empty)
         found = documented(framework, situation)
         if found is not None:
             return found
@@ -276,8 +290,8 @@ def assert_matches(theirs: Callable[..., Any], ours: Callable[..., Any], args: S
     def conv(xs: Sequence[Any]) -> list[Any]:
         return [fw.array(x, "", "") if isinstance(x, np.ndarray) else x for x in xs]
 
-    def check(name: str, batched: frozenset[int], axes: tuple | None, run: Callable[[], tuple]
-              ) -> None:
+    def check(name: str, batched: frozenset[int], axes: tuple | None, run: Callable[[], tuple],
+              batch: Sequence[Any] | None = None) -> None:
         where = f"{name}" + (f" in_axes={axes}" if axes is not None else "")
         try:
             got, want = run()
@@ -285,7 +299,7 @@ def assert_matches(theirs: Callable[..., Any], ours: Callable[..., Any], args: S
             compare([g if isinstance(g, np.ndarray) else fw.numpy(g) for g in got], want,
                     tol if atol is None else atol, tol if rtol is None else rtol)
         except Exception as e:
-            found = explaining(fw.name, name, calls, batched, args)
+            found = explaining(fw.name, name, calls, batched, args, batch)
             why = (f"\ndocumented divergence [{found.id}] ({found.condition}): {found.reason}"
                    if found is not None else "")
             raise AssertionError(f"assert_matches ({fw.name} {fw.version}): {where}: "
@@ -332,10 +346,10 @@ def assert_matches(theirs: Callable[..., Any], ours: Callable[..., Any], args: S
             batched = frozenset(i for i, a in enumerate(axes) if a is not None)
             bargs = _examples(args, axes, batch_size, seed + 1)
             if "vmap" in checks:
-                check("vmap", batched, axes, partial(vmapped, bargs, axes))
+                check("vmap", batched, axes, partial(vmapped, bargs, axes), bargs)
             if "vmap(grad)" in checks and diff and out.ndim == 0:
-                check("vmap(grad)", batched, axes, partial(per_example, bargs, axes))
+                check("vmap(grad)", batched, axes, partial(per_example, bargs, axes), bargs)
 
 
-__all__ = ["CHECKS", "assert_matches", "compare", "has_duplicates", "op_calls",
-           "per_example_grads", "tolerance"]
+__all__ = ["CHECKS", "assert_matches", "compare", "distinct_counts_differ", "has_duplicates",
+           "op_calls", "per_example_grads", "tolerance"]

@@ -41,7 +41,13 @@ from minigrad.testing.frameworks import (
     FrameworkUnavailable,
     load,
 )
-from minigrad.testing.oracle import Mismatch, compare, has_duplicates, tolerance
+from minigrad.testing.oracle import (
+    Mismatch,
+    compare,
+    distinct_counts_differ,
+    has_duplicates,
+    tolerance,
+)
 from minigrad.testing.samples import OPS, Sample, op_samples
 from minigrad.tools.errors import UsageError
 
@@ -122,7 +128,9 @@ class Crosscheck:
         tol = tolerance(np.asarray(ops[0]).dtype)
         dup = "index" in names and has_duplicates(ops[names.index("index")])
         zero_d = frozenset(n for n, o in zip(names, ops, strict=True) if np.ndim(o) == 0)
-        base = Situation(op, "", duplicates=dup, value_array="value" in names, zero_d=zero_d)
+        empty = frozenset(n for n, o in zip(names, ops, strict=True) if np.size(o) == 0)
+        base = Situation(op, "", duplicates=dup, value_array="value" in names, zero_d=zero_d,
+                         empty=empty)
 
         def at(check: str, **changes: Any) -> Situation:
             return dataclasses.replace(base, check=check, **changes)
@@ -137,10 +145,12 @@ class Crosscheck:
             batched = frozenset(n for n, a in zip(names, axes, strict=True) if a is not None)
             dup_b = "index" in names and has_duplicates(args[names.index("index")],
                                                          batched="index" in batched)
-            self.attempt(at("vmap", batched=batched, duplicates=dup_b), s, axes,
-                         self._vmap(s, fw_fn, args, to_fw(args), axes, tol))
+            ragged = "index" in batched and distinct_counts_differ(args[names.index("index")])
+            self.attempt(at("vmap", batched=batched, duplicates=dup_b, ragged_unique=ragged), s,
+                         axes, self._vmap(s, fw_fn, args, to_fw(args), axes, tol))
             if s.diff:
-                self.attempt(at("vmap(grad)", batched=batched, duplicates=dup_b), s, axes,
+                self.attempt(at("vmap(grad)", batched=batched, duplicates=dup_b,
+                                ragged_unique=ragged), s, axes,
                              self._vmap_grad(s, fw_fn, args, to_fw(args), axes, out, tol))
 
     @_in_session
@@ -223,8 +233,10 @@ class Crosscheck:
 
             dup = "index" in names and has_duplicates(args[names.index("index")],
                                                        batched="index" in batched)
+            ragged = "index" in batched and distinct_counts_differ(args[names.index("index")])
             self.attempt(Situation(op, "in-place vmap(grad)", batched=batched, duplicates=dup,
-                                   value_array="value" in names, zero_d=zero_d), s, axes,
+                                   value_array="value" in names, zero_d=zero_d,
+                                   ragged_unique=ragged), s, axes,
                          per_example)
 
     def _derivatives(self, s: Sample, ops: tuple, fw_ops: list, fw_fn: Callable[..., Any],

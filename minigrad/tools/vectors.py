@@ -1,32 +1,51 @@
 """Golden test vectors of the five ops: ``python -m minigrad vectors --out DIR`` and ``--verify``.
 
-For every op sample (``minigrad.testing.op_samples``) one ``<sample>.npz`` (the sample's name,
-``:`` replaced by ``.``) holds:
+For every op sample (``minigrad.testing.op_samples``) one ``<op>.<variant>-<dtype>.npz`` (the
+sample's name with ``:`` as ``.``, e.g. ``index_add.dup-f64.npz``) holds:
 
 * the inputs, by argument name (``x``, ``index``, ``source``, ``mask``, ``value``);
 * ``out``: the op's output;
 * ``ct`` and ``vjp_<arg>``: a fixed cotangent and the VJP for each differentiable argument;
 * ``tangent_<arg>`` and ``jvp_out``: fixed tangents and the JVP;
-* ``batch_<arg>`` and ``loss_w``: ``BATCH`` independent draws of every argument, stacked on
-  axis 0, and the weights of the loss ``sum(sin(op(args)) * loss_w)``;
-* ``per_example_grad_<k>_<arg>``: for the ``k``-th combination of batched arguments (the
-  manifest's ``per_example`` list), the per-example gradient of the loss in each
-  differentiable argument. A batched argument is ``batch_<arg>``; an unbatched one is
-  ``batch_<arg>[0]``, the first draw.
+* ``loss_w`` and, for every in_axes combination (``minigrad.testing.all_in_axes``: each
+  argument batched on axis 0 or not, index and mask included), under the prefix
+  ``vmap.<batched names joined by +>`` (``vmap.x+index``): the inputs ``<prefix>.<arg>``
+  (``BATCH`` independent draws stacked on axis 0 if batched, one draw if not), ``<prefix>.out``
+  (the batched op) and ``<prefix>.grad_<arg>``: per example, the gradient of
+  ``sum(sin(op(args)) * loss_w)`` in each differentiable argument.
 
-``manifest.json`` describes every file; docs/vectors.md documents each key. Beside the shapes
-and dtypes it gives, per entry, the op's call in torch and in jax (``calls``: a ``lambda`` over
-the entry's ``args``, to ``eval`` with ``torch`` or ``jnp`` in scope) and the documented
-divergences that apply to the entry's data (``divergences``: by framework, each with its id,
-the check and the arrays it affects), so a consumer skips exactly those. Two runs write
-identical bytes: the draws depend only on the seed and the sample's name, the .npz files are
-written through ``zipfile`` with a fixed date, and the manifest's keys are sorted.
-``--verify`` recomputes every output from the stored inputs and reports each array that
-differs.
+``manifest.json`` (keys sorted, so two runs write the same bytes) has ``format``
+(``minigrad-vectors/2``), ``minigrad_version``, ``seed``, ``tolerance`` (per dtype, the
+absolute and relative tolerance to compare another framework with), ``frameworks`` (per
+framework, ``imports``: module by the name the calls use, and ``loss``: the loss as an
+expression in ``out`` and ``loss_w``), ``divergence_records`` (every documented divergence of
+``minigrad.testing.divergences.DIVERGENCES`` by id: framework, op, checks, condition, reason) and
+``vectors``, one entry per file:
+
+* ``file``, ``op``, ``sample`` (the sample's name), ``params`` (the static arguments: ``dim``,
+  ``alpha``, a Python-scalar ``value``), ``seed``, ``batch_size``, ``loss``;
+* ``args``: the array arguments in order (the positions ``in_axes`` refers to); ``diff``: the
+  differentiable ones, in the order of the ``vjp_``, ``tangent_`` and ``grad_`` arrays;
+* ``per_example``: one item per combination: ``in_axes`` (a list, null for unbatched), ``inputs``
+  (array names, in ``args`` order), ``out`` and ``grads`` (array names, in ``diff`` order);
+* ``calls``: per framework (``torch``, ``jax``), ``call``, an expression in ``args`` and
+  ``params`` (``torch.index_add(x, dim, index, source, alpha=alpha)``), ``args`` (its
+  arguments, in order) and ``imports``: ``eval(f"lambda {', '.join(args)}: {call}", {**modules,
+  **params})`` is the op in that framework;
+* ``divergences``: per framework, the documented divergences whose condition holds on this
+  file's data (a duplicate index, a 0-d source, what a combination batches), each as ``id`` and
+  ``arrays``: the arrays of this file that framework is known to compute differently. A
+  consumer that skips exactly those agrees with everything else;
+* ``arrays``: every array of the file with its ``shape`` and ``dtype``.
+
+The draws depend only on the seed and the sample's name, and the .npz files are written through
+``zipfile`` with a fixed date, so the bytes are reproducible. ``--verify`` recomputes every
+output, call and divergence list from the stored inputs and reports each that differs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -36,11 +55,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from minigrad.testing import all_in_axes
-from minigrad.testing.divergences import Situation, documented
+from minigrad.testing import all_in_axes, batch_args
+from minigrad.testing import divergences as divergence_table
+from minigrad.testing.divergences import Situation, applicable
 from minigrad.testing.frameworks import FRAMEWORKS
-from minigrad.testing.oracle import has_duplicates
+from minigrad.testing.oracle import distinct_counts_differ, has_duplicates
+from minigrad.testing.oracle import tolerance as framework_tolerance
 from minigrad.testing.samples import OPS, Sample, op_samples
+from minigrad.tools.calls import IMPORTS, calls
+from minigrad.tools.calls import LOSS as FW_LOSS
 from minigrad.tools.errors import UsageError
 from minigrad.transforms.grad import grad
 from minigrad.transforms.jvp import jvp
@@ -67,9 +90,21 @@ def _random_like(rng: np.random.Generator, x: Any) -> np.ndarray:
     return np.asarray(rng.standard_normal(x.shape)).astype(x.dtype)
 
 
+def combinations(s: Sample) -> list[tuple[int | None, ...]]:
+    """The in_axes combinations the vectors hold per-example gradients for (``all_in_axes``)."""
+    return all_in_axes(len(s.argnames), s.batchable)
+
+
+def combination_name(s: Sample, in_axes: Sequence[int | None]) -> str:
+    """``vmap.<batched argument names joined by +>``: the prefix of one combination's arrays."""
+    return "vmap." + "+".join(n for n, a in zip(s.argnames, in_axes, strict=True)
+                              if a is not None)
+
+
 def compute(s: Sample, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Every output array of a sample from its input arrays (the inputs, ``ct``, the tangents,
-    the batch and ``loss_w``), as ``vectors`` writes and ``--verify`` re-checks them."""
+    each combination's batch and ``loss_w``), as ``vectors`` writes and ``--verify`` re-checks
+    them."""
     ops = [arrays[n] for n in s.argnames]
     diff = [s.argnames[i] for i in s.diff]
 
@@ -93,25 +128,18 @@ def compute(s: Sample, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
         return mnp.sum(mnp.sin(s.call(*args)) * w)
 
-    for k, axes in enumerate(combinations(s)):
-        batch = [arrays[f"batch_{n}"] if ax is not None else arrays[f"batch_{n}"][0]
-                 for n, ax in zip(s.argnames, axes, strict=True)]
+    for axes in combinations(s):
+        c = combination_name(s, axes)
+        batch = [arrays[f"{c}.{n}"] for n in s.argnames]
+        out[f"{c}.out"] = np.asarray(vmap(s.call, in_axes=axes)(*batch))
         grads = vmap(grad(loss, argnums=s.diff), in_axes=axes)(*batch)
         for n, g in zip(diff, grads, strict=True):
-            out[f"per_example_grad_{k}_{n}"] = np.asarray(g)
+            out[f"{c}.grad_{n}"] = np.asarray(g)
     return out
-
-
-def combinations(s: Sample) -> list[tuple[int | None, ...]]:
-    """The combinations of batched (axis 0) and unbatched arguments, in ``all_in_axes``'s
-    order: the ``k`` of ``per_example_grad_<k>_<arg>``."""
-    return all_in_axes(len(s.argnames), s.batchable)
 
 
 def generate(s: Sample, seed: int) -> dict[str, np.ndarray]:
     """The inputs of one sample's vectors, then its outputs."""
-    from minigrad.testing import batch_args
-
     ops = s.make(_rng(seed, s, 0))
     arrays = {n: np.asarray(o) for n, o in zip(s.argnames, ops, strict=True)}
     rng = _rng(seed, s, 1)
@@ -119,10 +147,51 @@ def generate(s: Sample, seed: int) -> dict[str, np.ndarray]:
     for i in s.diff:
         arrays[f"tangent_{s.argnames[i]}"] = _random_like(rng, ops[i])
     arrays["loss_w"] = _random_like(rng, s.call(*ops))
-    batch = batch_args(s.make, (0,) * len(ops), BATCH, seed=int(_rng(seed, s, 2).integers(2**31)))
-    arrays.update({f"batch_{n}": np.asarray(b) for n, b in zip(s.argnames, batch, strict=True)})
+    batch_seed = int(_rng(seed, s, 2).integers(2**31))
+    for axes in combinations(s):
+        c = combination_name(s, axes)
+        batch = batch_args(s.make, axes, BATCH, seed=batch_seed)
+        arrays.update({f"{c}.{n}": np.asarray(b) for n, b in zip(s.argnames, batch,
+                                                                  strict=True)})
     arrays.update(compute(s, arrays))
     return arrays
+
+
+def divergences(op: str, s: Sample, arrays: dict[str, np.ndarray]
+                ) -> dict[str, list[dict[str, Any]]]:
+    """Per framework, the documented divergences (``testing.divergences``) whose condition
+    holds on these arrays, each with the arrays it affects: the records, their conditions and
+    the facts they look at (duplicates, 0-d arguments, what is batched) are the cross-check's."""
+    names = s.argnames
+    diff = [names[i] for i in s.diff]
+    base = Situation(op, "", duplicates="index" in names and has_duplicates(arrays["index"]),
+                     value_array="value" in names,
+                     zero_d=frozenset(n for n in names if arrays[n].ndim == 0),
+                     empty=frozenset(n for n in names if arrays[n].size == 0))
+    # each check's arrays, with what each is: "out" or the argument it is a derivative in
+    checks = [(dataclasses.replace(base, check="forward"), [("out", "out")]),
+              (dataclasses.replace(base, check="vjp"), [(f"vjp_{n}", n) for n in diff]),
+              (dataclasses.replace(base, check="jvp"), [("jvp_out", "out")])]
+    for axes in combinations(s):
+        c = combination_name(s, axes)
+        batched = frozenset(n for n, a in zip(names, axes, strict=True) if a is not None)
+        index = arrays.get(f"{c}.index")
+        situation = dataclasses.replace(
+            base, batched=batched,
+            duplicates=index is not None and has_duplicates(index, "index" in batched),
+            ragged_unique="index" in batched and distinct_counts_differ(index))
+        checks.append((dataclasses.replace(situation, check="vmap"), [(f"{c}.out", "out")]))
+        checks.append((dataclasses.replace(situation, check="vmap(grad)"),
+                       [(f"{c}.grad_{n}", n) for n in diff]))
+    found: dict[str, dict[str, list[str]]] = {fw: {} for fw in FRAMEWORKS}
+    for fw in FRAMEWORKS:
+        for situation, computed in checks:
+            for d in applicable(fw, situation):
+                affects = d.affects(situation)
+                found[fw].setdefault(d.id, []).extend(
+                    a for a, what in computed if not affects or what in affects)
+    return {fw: [{"id": i, "arrays": a} for i, a in found[fw].items() if a]
+            for fw in FRAMEWORKS}
 
 
 def write_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
@@ -147,115 +216,27 @@ def _jsonable(v: Any) -> Any:
 
 def _entry(op: str, s: Sample, arrays: dict[str, np.ndarray], seed: int) -> dict[str, Any]:
     diff = [s.argnames[i] for i in s.diff]
-    per_example = [{"in_axes": list(axes),
-                    "grads": {n: f"per_example_grad_{k}_{n}" for n in diff}}
-                   for k, axes in enumerate(combinations(s))]
+    per_example = []
+    for axes in combinations(s):
+        c = combination_name(s, axes)
+        per_example.append({
+            "in_axes": list(axes), "inputs": [f"{c}.{n}" for n in s.argnames],
+            "out": f"{c}.out", "grads": [f"{c}.grad_{n}" for n in diff]})
     return {
         "file": file_name(s), "op": op, "sample": s.name, "params": _jsonable(s.params),
-        "args": list(s.argnames), "diff": diff,
-        "seed": seed, "batch_size": BATCH, "loss": LOSS, "per_example": per_example,
-        "calls": {"torch": torch_call(op, s.params, s.argnames),
-                  "jax": jax_call(op, s.params, s.argnames,
-                                  {n: arrays[n].shape for n in s.argnames})},
-        "divergences": {fw: applying(fw, op, s, arrays) for fw in FRAMEWORKS},
+        "args": list(s.argnames), "diff": diff, "seed": seed, "batch_size": BATCH,
+        "loss": LOSS, "per_example": per_example,
+        "calls": calls(op, s.argnames, s.params, arrays),
+        "divergences": divergences(op, s, arrays),
         "arrays": {n: {"shape": list(a.shape), "dtype": a.dtype.name} for n, a in arrays.items()},
     }
 
 
-# --------------------------------------------------------------------------- the manifest's
-# calls and divergences
-
-
-def torch_call(op: str, params: dict, names: Sequence[str]) -> str:
-    """The op in PyTorch, as a ``lambda`` over the entry's arguments (``eval`` it with
-    ``torch`` in scope; the inputs are ``torch.from_numpy`` of the stored arrays)."""
-    args, dim = ", ".join(names), params.get("dim")
-    if op == "index_add":
-        body = f"torch.index_add(x, {dim}, index, source, alpha={params['alpha']!r})"
-    elif op == "index_copy":  # (PyTorch takes an int64 index only there and in index_fill)
-        body = f"torch.index_copy(x, {dim}, index.long(), source)"
-    elif op == "index_fill":
-        value = repr(params["value"]) if "value" in params else "value"
-        body = f"torch.index_fill(x, {dim}, index.long(), {value})"
-    elif op == "masked_fill":
-        value = repr(params["value"]) if "value" in params else "value"
-        body = f"torch.masked_fill(x, mask, {value})"
-    else:
-        body = "torch.masked_scatter(x, mask, source)"
-    return f"lambda {args}: {body}"
-
-
-def jax_call(op: str, params: dict, names: Sequence[str], shapes: dict[str, tuple]) -> str:
-    """The op in JAX for the entry's shapes, as a ``lambda`` over its arguments (``eval`` it
-    with ``jnp`` in scope, in 64-bit mode for float64 entries). PyTorch's conventions are
-    spelled out: a 0-d ``x`` is one slice of shape (1,); JAX has no masked_scatter, so it is
-    the composition of ``where``, ``cumsum`` and a gather."""
-    args, x_shape = ", ".join(names), tuple(shapes["x"])
-    if op.startswith("index"):
-        shape = x_shape or (1,)
-        d = params["dim"] % len(shape)
-        n = int(np.prod(shapes["index"], dtype=np.int64))
-        where = ", ".join([":"] * d + ["index.reshape(-1)"])
-        target = "x" if shape == x_shape else f"x.reshape({shape})"
-        update_shape = (*shape[:d], n, *shape[d + 1:])
-        if op == "index_fill":
-            update = repr(params["value"]) if "value" in params else "value"
-            method = "set"
-        else:
-            update = ("source" if tuple(shapes["source"]) == update_shape
-                      else f"source.reshape({update_shape})")
-            method = "add" if op == "index_add" else "set"
-            if op == "index_add" and params["alpha"] != 1:
-                update = f"{params['alpha']!r} * {update}"
-        body = f"{target}.at[{where}].{method}({update})"
-        return f"lambda {args}: {body if shape == x_shape else f'{body}.reshape(())'}"
-    out_shape = tuple(np.broadcast_shapes(x_shape, tuple(shapes["mask"])))
-    if op == "masked_fill":
-        value = (f"jnp.asarray({params['value']!r}, x.dtype)" if "value" in params
-                 else "value")
-        return f"lambda {args}: jnp.where(mask, {value}, x)"
-    n = int(np.prod(shapes["source"], dtype=np.int64))
-    if n == 0:
-        return f"lambda {args}: jnp.broadcast_to(x, {out_shape})"
-    m = f"jnp.broadcast_to(mask, {out_shape}).ravel()"
-    taken = f"source.ravel()[jnp.clip(jnp.cumsum({m}) - 1, 0, {n - 1})]"
-    return (f"lambda {args}: jnp.where({m}, {taken}, "
-            f"jnp.broadcast_to(x, {out_shape}).ravel()).reshape({out_shape})")
-
-
-def applying(framework: str, op: str, s: Sample, arrays: dict[str, np.ndarray]
-             ) -> list[dict[str, Any]]:
-    """The documented divergences of ``framework`` that apply to this entry's data: for each,
-    its id, the check and the arrays whose values it makes differ."""
-    names = s.argnames
-    diff = [names[i] for i in s.diff]
-    zero_d = frozenset(n for n in names if arrays[n].ndim == 0)
-
-    def situation(check: str, batched: frozenset[str] = frozenset(), index: Any = None
-                  ) -> Situation:
-        index = arrays.get("index") if index is None else index
-        dup = index is not None and has_duplicates(index, batched="index" in batched)
-        return Situation(op, check, batched=batched, value_array="value" in names,
-                         duplicates=dup, zero_d=zero_d)
-
-    groups = [("forward", situation("forward"), ["out"])]
-    if diff:
-        groups += [("vjp", situation("vjp"), [f"vjp_{n}" for n in diff]),
-                   ("jvp", situation("jvp"), ["jvp_out"])]
-        for k, axes in enumerate(combinations(s)):
-            batched = frozenset(n for n, a in zip(names, axes, strict=True) if a is not None)
-            index = arrays.get("batch_index")  # an unbatched index is the first draw's
-            if index is not None and "index" not in batched:
-                index = index[0]
-            groups.append(("vmap(grad)", situation("vmap(grad)", batched, index),
-                           [f"per_example_grad_{k}_{n}" for n in diff]))
-    found = []
-    for check, sit, affected in groups:
-        d = documented(framework, sit)
-        if d is not None:
-            found.append({"id": d.id, "check": check, "arrays": affected,
-                          "condition": d.condition})
-    return found
+def _records() -> dict[str, dict[str, Any]]:
+    """The documented divergences, by id, as ``crosscheck --json`` lists them."""
+    return {d.id: {"framework": d.framework, "op": d.op, "checks": list(d.checks),
+                   "condition": d.condition, "reason": d.reason}
+            for d in divergence_table.DIVERGENCES if d.kind == "divergence"}
 
 
 def write(out_dir: str, seed: int = 0, ops: Sequence[str] = OPS) -> dict[str, Any]:
@@ -275,7 +256,11 @@ def write(out_dir: str, seed: int = 0, ops: Sequence[str] = OPS) -> dict[str, An
                 write_npz(os.path.join(out_dir, file_name(s)), arrays)
                 entries.append(_entry(op, s, arrays, seed))
         manifest = {"format": FORMAT, "minigrad_version": minigrad.__version__, "seed": seed,
-                    "vectors": entries}
+                    "tolerance": {"float64": framework_tolerance(np.dtype(np.float64)),
+                                  "float32": framework_tolerance(np.dtype(np.float32))},
+                    "frameworks": {fw: {"imports": IMPORTS[fw], "loss": FW_LOSS[fw]}
+                                   for fw in FRAMEWORKS},
+                    "divergence_records": _records(), "vectors": entries}
         with open(os.path.join(out_dir, "manifest.json"), "w", encoding="utf-8") as fh:
             json.dump(manifest, fh, indent=1, sort_keys=True)
             fh.write("\n")
@@ -320,6 +305,14 @@ def _tolerance(dtype: np.dtype) -> float:
     return 1e-5 if dtype == np.float32 else 1e-12
 
 
+def _summary(key: str, note: dict[str, Any]) -> str:
+    """A manifest entry's ``calls`` or ``divergences`` in one short line."""
+    if key == "calls":
+        return "; ".join(f"{fw}: {c['call']}" for fw, c in note.items())
+    return "; ".join(f"{fw}: {', '.join(d['id'] for d in ds) or 'none'}"
+                     for fw, ds in note.items())
+
+
 def verify(directory: str) -> list[str]:
     """Every difference between the vectors in ``directory`` and this minigrad, one line each
     (empty when they agree). Unreadable vectors raise ``UsageError``."""
@@ -349,9 +342,16 @@ def verify(directory: str) -> list[str]:
                                 f"says {meta.get('dtype')}{meta.get('shape')}")
         try:
             expected = compute(s, arrays)
+            op = s.name.split(":")[0]
+            notes: dict[str, dict[str, Any]] = {"calls": calls(op, s.argnames, s.params, arrays),
+                     "divergences": divergences(op, s, arrays)}
         except Exception as e:  # inputs this minigrad rejects: a difference, reported
             problems.append(f"{file}: recomputing failed: {type(e).__name__}: {e}")
             continue
+        for key, want_note in notes.items():
+            if entry.get(key) != want_note:
+                problems.append(f"{file}: the manifest's {key} differ from this minigrad's "
+                                f"({_summary(key, want_note)})")
         for n, want in expected.items():
             got = arrays.get(n)
             if got is None or got.shape != want.shape or got.dtype != want.dtype:
