@@ -57,11 +57,12 @@ def test_rules(case: Case) -> None:
     for group in case.sample.linear:
         assert ran[f"transpose{group}"] == 1
     ops = draw_operands(case)
-    # three batch sizes (two that equal no operand dimension, and 0), each staged too; every
-    # combination of batched operands at axis 0 or -1, and one at axis 1 where a rank allows
+    # three batch sizes (two that equal no operand dimension, and 0), one of them staged too;
+    # every combination of batched operands at axis 0 or -1, and one at axis 1 where a rank
+    # allows
     combos = len(vmap_axes(ops, case.sample.batchable))
     assert ran["vmap"] == 3 * combos
-    assert ran["staged"] >= 1 + 3 * combos
+    assert ran["staged"] >= 1 + combos
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
