@@ -171,6 +171,36 @@ def test_nothing_escapes_raise_on_failure_false() -> None:
     assert "RuntimeError: cannot draw" in results[0].message
 
 
+def test_a_raising_rule_is_a_failed_row_in_each_column() -> None:
+    """Rules that raise (not AssertionError) fail their columns, by name, and nothing escapes."""
+    p = Primitive("raises")
+    p.def_impl(lambda x: 2 * x)
+    p.def_abstract_eval(lambda x: x)
+
+    def jvp(primals: tuple, tangents: tuple) -> tuple:
+        raise RuntimeError("no jvp")
+
+    def transpose(ct: Any, x: Any) -> tuple:
+        raise KeyError("no transpose")
+
+    def batch(axis_size: int, vals: tuple, dims: tuple) -> tuple:
+        raise ZeroDivisionError("no batching")
+
+    p.def_jvp(jvp)
+    p.def_transpose(transpose)
+    p.def_batch(batch)
+    results = check_primitive(p, [sample((2, 3), linear=True)], raise_on_failure=False)
+    bad = failed(results)
+    assert set(bad) == {"jvp", "transpose(0,)", "vmap", "vmap(grad)", "grad(grad)", "staged"}
+    assert "RuntimeError: no jvp" in bad["jvp"] and "KeyError" in bad["transpose(0,)"]
+    assert "ZeroDivisionError: no batching" in bad["vmap"]
+    assert {r.sample for r in results} == {"(2, 3)"}
+    with pytest.raises(TypeError, match="check_primitive: prim must be a minigrad Primitive"):
+        check_primitive("sin", [])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"samples must be minigrad\.testing\.Sample objects"):
+        check_primitive(p, [("x",)])  # type: ignore[list-item]
+
+
 # --------------------------------------------------------------------------- typecheck
 
 
