@@ -426,9 +426,10 @@ def typecheck(program: Jaxpr | ClosedJaxpr) -> None:
     for i, e in enumerate(jaxpr.eqns):
         nested = [p for p in e.params.values() if isinstance(p, (Jaxpr, ClosedJaxpr))]
         where = f"equation {i} ({e.prim.name})" if nested else f"equation {i} `{pp_eqn(e, names)}`"
-        for a in e.inputs:
+        for k, a in enumerate(e.inputs):
             if isinstance(a, Var) and id(a) not in defined:
-                raise TypeError(f"typecheck: {where} reads a variable before it is defined")
+                raise TypeError(f"typecheck: {where} reads a variable before it is defined "
+                                f"(operand {k})")
         try:
             out = e.prim.abstract_eval(*[a.aval for a in e.inputs], **e.params)  # type: ignore[misc]
         except Exception as err:
@@ -439,9 +440,13 @@ def typecheck(program: Jaxpr | ClosedJaxpr) -> None:
             raise TypeError(f"typecheck: {where}: the shape rule gives "
                             f"{', '.join(a.str_short() for a in expected)}")
         for p in nested:
-            typecheck(p)
+            try:
+                typecheck(p)
+            except TypeError as err:  # say where the inner program is
+                inner = str(err).removeprefix("typecheck: ")
+                raise TypeError(f"typecheck: in the program of {where}: {inner}") from err
         for v in e.outs:
             define(v, where)
-    for a in jaxpr.outvars:
+    for k, a in enumerate(jaxpr.outvars):
         if isinstance(a, Var) and id(a) not in defined:
-            raise TypeError("typecheck: an output is never defined")
+            raise TypeError(f"typecheck: output {k} is never defined")

@@ -23,8 +23,9 @@ from records import CASES, Case
 import minigrad as mg
 import minigrad.ops
 from minigrad.core import Primitive, float0, get_aval
-from minigrad.jaxpr import ClosedJaxpr, Literal
-from minigrad.testing import all_in_axes
+from minigrad.jaxpr import ClosedJaxpr, Literal, typecheck
+from minigrad.testing import all_in_axes, batch_args, staged_programs
+from minigrad.testing.checks import safe_batch_sizes
 from minigrad.testing.records import samples_for
 
 FULL_RULES = ("impl", "abstract_eval", "jvp", "batch")
@@ -80,32 +81,40 @@ def eqn_primitives(jaxpr: ClosedJaxpr) -> set[Primitive]:
 
 class RuleTraces:
     """The jaxprs of one primitive's rules at given operands: ``rules`` (the JVP, the VJP and
-    the batching rule for every batched combination, axis 0) and ``linear`` (the linear jaxprs
-    of the primitive, of its JVP, of its VJP and of its batched form: what reverse mode over
-    those needs transposed)."""
+    the batching rule for every batched combination, axis 0: minigrad.testing's
+    ``staged_programs``, which the checker's staged column traces too) and ``linear`` (the
+    linear jaxprs of the primitive, of its JVP, of its VJP and of its batched form: what
+    reverse mode over those needs transposed)."""
 
     def __init__(self, prim: Primitive, ops: tuple, params: dict,
                  batchable: tuple[int, ...] | None = None, seed: int = 0):
-        self.rules: dict[str, ClosedJaxpr] = {}
         self.linear: dict[str, ClosedJaxpr] = {}
-        rng = np.random.default_rng(seed)
         out = prim.bind(*ops, **params)
         # Differentiate in every floating operand, when the output is floating.
         diff = ([i for i, o in enumerate(ops) if get_aval(o).dtype.kind == "f"]
                 if out.dtype.kind == "f" else [])
 
-        def f(*xs: Any) -> Any:
-            full = list(ops)
-            for i, x in zip(diff, xs, strict=True):
-                full[i] = x
-            return prim.bind(*full, **params)
+        def g(*a: Any) -> Any:
+            return prim.bind(*a, **params)
 
+        size = safe_batch_sizes(ops, 1)[0]
+        batches = [(f"size {size}", axes, batch_args(lambda rng: ops, axes, size))
+                   for axes in all_in_axes(len(ops), batchable, (0,))]
+        staged = staged_programs(g, ops, diff=diff, batches=batches, seed=seed)
+        self.rules = {s.name: s.program for s in staged if s.name != "f"}
         if diff:
-            n = len(diff)
+            rng = np.random.default_rng(seed)
             primals = [ops[i] for i in diff]
             tangents = [rng.standard_normal(np.shape(p)).astype(get_aval(p).dtype)
                         for p in primals]
             ct = rng.standard_normal(out.shape).astype(out.dtype)
+            n = len(diff)
+
+            def f(*xs: Any) -> Any:
+                full = list(ops)
+                for i, x in zip(diff, xs, strict=True):
+                    full[i] = x
+                return prim.bind(*full, **params)
 
             def jvp_fn(*a: Any) -> Any:
                 return mg.jvp(f, tuple(a[:n]), tuple(a[n:]))[1]
@@ -113,28 +122,23 @@ class RuleTraces:
             def vjp_fn(*a: Any) -> Any:
                 return mg.vjp(f, *a[:n])[1](a[n])
 
-            self.rules["jvp"] = mg.make_jaxpr(jvp_fn)(*primals, *tangents)
-            self.rules["vjp"] = mg.make_jaxpr(vjp_fn)(*primals, ct)
             self.linear["linearize"] = mg.linearize(f, *primals)[1].jaxpr
             self.linear["linearize(jvp)"] = mg.linearize(jvp_fn, *primals, *tangents)[1].jaxpr
             self.linear["linearize(vjp)"] = mg.linearize(vjp_fn, *primals, ct)[1].jaxpr
             self.linear["linearize(vmap)"] = mg.linearize(
                 mg.vmap(f), *[np.stack([p, p]) for p in primals])[1].jaxpr
 
-        def g(*a: Any) -> Any:
-            return prim.bind(*a, **params)
-
-        for axes in all_in_axes(len(ops), batchable, (0,)):
-            args = [o if ax is None else np.stack([o, o]) for o, ax in zip(ops, axes,
-                                                                            strict=True)]
-            self.rules[f"vmap{axes}"] = mg.make_jaxpr(mg.vmap(g, in_axes=axes))(*args)
-
     def problems(self) -> list[str]:
         """Every primitive in a traced rule with a gap in its rule set, or not defined in
-        minigrad.ops (a primitive hidden in a rule cannot be checked)."""
+        minigrad.ops (a primitive hidden in a rule cannot be checked), and every traced
+        program that does not typecheck."""
         found = []
         for where, jaxprs in (("rule", self.rules), ("linear", self.linear)):
             for name, jaxpr in jaxprs.items():
+                try:
+                    typecheck(jaxpr)
+                except TypeError as e:
+                    found.append(f"the {name} jaxpr: {e}")
                 for prim in eqn_primitives(jaxpr):
                     gaps = missing_rules(prim, need_transpose=where == "linear")
                     if gaps:

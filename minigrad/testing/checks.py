@@ -9,9 +9,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval, tangent_dtype
-from minigrad.jaxpr import ClosedJaxpr, make_jaxpr, typecheck
+from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, float0, get_aval, tangent_dtype
+from minigrad.jaxpr import make_jaxpr, typecheck
 from minigrad.testing.samples import Sample
+from minigrad.testing.staged import staged_programs
 from minigrad.transforms.grad import grad
 from minigrad.transforms.jvp import jvp
 from minigrad.transforms.transpose import linear_transpose, vjp
@@ -84,7 +85,9 @@ def check_jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[
               None, *, eps: float | None = None, atol: float | None = None,
               rtol: float | None = None, seed: int = 0) -> float:
     """Assert that ``jvp(f)`` matches central differences at ``primals`` (floating arrays);
-    random tangents unless given. Returns the worst absolute error."""
+    random tangents unless given. Each output tangent must have its output's shape and tangent
+    dtype (float0 for an integer or bool output, which has no values to compare). Returns the
+    worst absolute error."""
     rng = np.random.default_rng(seed)
     primals = [np.asarray(p) for p in primals]
     tangents = [_random_like(rng, p) for p in primals] if tangents is None else list(tangents)
@@ -97,7 +100,8 @@ def check_jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[
     expected = numerical_jvp(f, primals, tangents, eps if eps is not None else eps_d)
     worst = 0.0
     for i, (a, e) in enumerate(zip(tree_leaves(t_out), expected, strict=True)):
-        worst = max(worst, _close(a, e, atol, rtol, f"check_jvp: output leaf {i}"))
+        if get_aval(a).dtype != float0:
+            worst = max(worst, _close(a, e, atol, rtol, f"check_jvp: output leaf {i}"))
     return worst
 
 
@@ -251,7 +255,8 @@ def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0
     """Every rule of ``prim`` over ``samples``: the impl against the reference
     (``"reference"``), the shape rule against the impl (``"shape/impl"``), the JVP against
     finite differences, each transpose by the dot-product test, the batching rule against a
-    loop for every batched combination (axis 0 and -1, and each batch size), and, with
+    loop for every batched combination (axis 0 and -1, one more at axis 1: ``vmap_axes``; each
+    batch size), and, with
     ``grads``, ``vmap(grad)`` against a loop of ``grad`` (every combination, axis 0) and
     ``grad`` of ``grad`` (forward- and reverse-over-reverse against finite differences).
     Every tangent and cotangent must have its operand's shape and tangent dtype.
@@ -259,16 +264,26 @@ def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0
     Eagerly, ``bind`` runs the impl and never the shape rule, and NumPy broadcasts: a rule that
     binds a primitive on operands of the wrong shapes still computes. So with ``staged`` the
     ``"staged"`` column traces the function, its JVP, its VJP, every batched form and
-    ``vmap(grad)`` with ``make_jaxpr`` (every shape rule runs), checks each program with
-    ``minigrad.jaxpr.typecheck``, and checks that the tangent and cotangent outputs have the
-    avals they must have.
+    ``vmap(grad)`` with ``make_jaxpr`` (``minigrad.testing.staged.staged_programs``: every
+    shape rule runs), checks each program with ``minigrad.jaxpr.typecheck``, and checks that
+    every output has the aval it must have (the tangents and cotangents of integer and bool
+    operands: float0).
 
     The batch sizes are ``batch_sizes`` or, by default, the two smallest sizes from 2 up that
     equal no dimension of any operand (a rule that mistakes an axis for the batch axis then
     fails on shapes), and 0. A primitive sample (``sample.fun`` None) calls the rules directly;
     an op sample goes through its user function, whose jaxpr must contain ``prim``. Every
     failure, the sample's own set-up included, is a failed result: with
-    ``raise_on_failure=False`` nothing is raised."""
+    ``raise_on_failure=False`` nothing is raised (a ``prim`` or ``samples`` of the wrong type
+    is a TypeError, before any check)."""
+    if not isinstance(prim, Primitive):
+        raise TypeError(f"check_primitive: prim must be a minigrad Primitive; got "
+                        f"{type(prim).__name__}")
+    samples = list(samples)
+    for x in samples:
+        if not isinstance(x, Sample):
+            raise TypeError(f"check_primitive: samples must be minigrad.testing.Sample "
+                            f"objects; got {type(x).__name__}")
     results: list[CheckResult] = []
     for s in samples:
         try:
@@ -367,7 +382,7 @@ def _check_batching(f: Callable[..., Any], s: Sample, ops: tuple, seed: int,
     worst, cases = 0.0, 0
     tol = _batch_tol(ops)
     for size in batch_sizes:
-        for axes in all_in_axes(len(ops), s.batchable, (0, -1)):
+        for axes in vmap_axes(ops, s.batchable):
             args = batch_args(s.make, axes, size, seed)
             worst = max(worst, check_vmap(f, args, axes, atol=tol, rtol=tol))
             cases += 1
@@ -407,49 +422,55 @@ def _check_grad_grad(f: Callable[..., Any], s: Sample, ops: tuple, seed: int
 
 def _check_staged(f: Callable[..., Any], s: Sample, ops: tuple, seed: int,
                   sizes: Sequence[int], grads: bool) -> tuple[float, int]:
-    """Trace the function and its transforms with ``make_jaxpr`` (so every shape rule runs on
-    the operands the rules give it) and typecheck each program; the JVP's tangent and the
-    VJP's cotangents must have their avals."""
+    """Trace the function and its transforms (``staged_programs``: so every shape rule runs on
+    the operands the rules give it), typecheck each program, and check that every output has
+    the aval it must have (a tangent or cotangent: its operand's shape, in its tangent dtype).
+    A shape rule sees any batch size that equals no operand dimension alike, so one is traced:
+    the second nonzero size (the eager checks ran the first, for ``vmap(grad)``)."""
+    nonzero = [b for b in sizes if b] or [3]
+    size = nonzero[min(1, len(nonzero) - 1)]
+    batches = [(f"size {size}", axes, batch_args(s.make, axes, size, seed))
+               for axes in vmap_axes(ops, s.batchable)]
+    grad_batches = [(f"size {size}", axes, batch_args(s.make, axes, size, seed))
+                    for axes in all_in_axes(len(ops), s.batchable)] if grads else []
+    programs = staged_programs(f, ops, diff=s.diff, batches=batches, grad_batches=grad_batches,
+                               loss=_loss(f, ops, seed) if grads else None, seed=seed)
     count = 0
-
-    def stage(name: str, fun: Callable[..., Any], *args: Any) -> ClosedJaxpr:
-        nonlocal count
-        try:
-            program = make_jaxpr(fun)(*args)
-            typecheck(program)
-        except Exception as e:
-            raise AssertionError(f"the {name} program: {type(e).__name__}: {e}") from None
+    for staged in programs:
         count += 1
-        return program
-
-    stage("f", f, *ops)
-    out = f(*ops)
-    if s.diff:
-        n, primals = len(s.diff), [ops[i] for i in s.diff]
-        rng = np.random.default_rng(seed + 11)
-
-        def restricted(*vals: Any) -> Any:
-            return f(*_with(ops, s.diff, vals))
-
-        tangents = [_random_like(rng, p) for p in primals]
-        ct = _random_like(rng, out)
-        jvp_program = stage("jvp", lambda *a: jvp(restricted, a[:n], a[n:])[1],
-                            *primals, *tangents)
-        check_tangent(jvp_program.jaxpr.outvars[0], out, "the staged JVP's tangent")
-        vjp_program = stage("vjp", lambda *a: vjp(restricted, *a[:n])[1](a[n]), *primals, ct)
-        for i, v in zip(s.diff, vjp_program.jaxpr.outvars, strict=True):
-            check_tangent(v, ops[i], f"the staged VJP's cotangent of operand {i}")
-    for size in sizes:
-        for axes in all_in_axes(len(ops), s.batchable, (0, -1)):
-            stage(f"vmap in_axes={axes} size {size}", vmap(f, in_axes=axes),
-                  *batch_args(s.make, axes, size, seed))
-    if grads:
-        g = grad(_loss(f, ops, seed), argnums=s.diff)
-        size = next((b for b in sizes if b), 3)
-        for axes in all_in_axes(len(ops), s.batchable):
-            stage(f"vmap(grad) in_axes={axes} size {size}", vmap(g, in_axes=axes),
-                  *batch_args(s.make, axes, size, seed))
+        try:
+            typecheck(staged.program)
+        except TypeError as e:
+            raise AssertionError(f"the {staged.name} program: {e}") from None
+        outvars = staged.program.jaxpr.outvars
+        if len(outvars) != len(staged.expected):
+            raise AssertionError(f"the {staged.name} program has {len(outvars)} outputs; it "
+                                 f"must have {len(staged.expected)}")
+        for v, (what, want) in zip(outvars, staged.expected, strict=True):
+            if v.aval != want:
+                raise AssertionError(f"the {staged.name} program: {what} is "
+                                     f"{v.aval.str_short()}; it must be {want.str_short()}")
     return 0.0, count
+
+
+def vmap_axes(ops: Sequence[Any], batchable: Sequence[int] | None = None
+              ) -> list[tuple[int | None, ...]]:
+    """The ``in_axes`` the batching checks try: every combination of the ``batchable`` operands
+    batched at axis 0 or -1 (``all_in_axes``), and, if an operand has rank 2 or more, one more
+    with every batchable operand batched, at axis 1 where its rank allows: a rule that treats
+    the batch axis as first or last, never in between, fails there. Combinations that batch
+    at the same places (axis 0 and -1 of a 0-d operand) are tried once."""
+    positions = range(len(ops)) if batchable is None else batchable
+    combos = all_in_axes(len(ops), batchable, (0, -1))
+    if any(np.ndim(ops[i]) >= 2 for i in positions):
+        combos.append(tuple((1 if np.ndim(o) >= 2 else 0) if i in positions else None
+                            for i, o in enumerate(ops)))
+    distinct: dict[tuple, tuple[int | None, ...]] = {}
+    for axes in combos:
+        where = tuple(None if a is None else a % (np.ndim(o) + 1)
+                      for a, o in zip(axes, ops, strict=True))
+        distinct.setdefault(where, axes)
+    return list(distinct.values())
 
 
 def _dot_product_test(prim: Primitive, ops: tuple, params: dict, group: Sequence[int],

@@ -1,8 +1,9 @@
 """``python -m minigrad``: the command line, a thin dispatcher.
 
-* ``check [OP ...]``: every rule check of every primitive over its samples
-  (``minigrad.tools.check``);
-* ``explain OP``: an op's semantics and the jaxprs of its rules (``minigrad.tools.explain``);
+* ``check [--module M] [OP ...]``: every rule check of every primitive over its samples, or of
+  those a user's module ``M`` registers (``minigrad.testing.register``) (``minigrad.tools.check``);
+* ``explain [--module M] OP``: an op's semantics and the jaxprs of its rules
+  (``minigrad.tools.explain``);
 * ``crosscheck --against torch|jax``: the five ops against another framework
   (``minigrad.tools.crosscheck``);
 * ``vectors --out DIR`` / ``--verify DIR``: golden test vectors (``minigrad.tools.vectors``);
