@@ -11,9 +11,15 @@ import numpy as np
 import pytest
 
 from minigrad.testing import divergences
-from minigrad.testing.divergences import CHECKS, DIVERGENCES, Situation, documented
+from minigrad.testing.divergences import (
+    CHECKS,
+    DIVERGENCES,
+    Situation,
+    distinct_counts_differ,
+    documented,
+    has_duplicates,
+)
 from minigrad.testing.frameworks import FRAMEWORKS
-from minigrad.testing.oracle import distinct_counts_differ, has_duplicates
 from minigrad.testing.samples import OPS, op_samples
 from minigrad.tools import crosscheck
 from minigrad.tools.cli import main

@@ -17,13 +17,14 @@ sample generators of the five ops are re-exported here (``op_samples``, ``sample
 ``Sample``), so one import gives a test suite everything.
 
 For a function of your own, ``per_example_grads`` gives its per-example gradients as NumPy
-arrays, and ``assert_matches(theirs, ours, args, framework="torch")`` checks another framework's
-values, VJP, JVP, ``vmap`` and ``vmap(grad)`` of it against minigrad's (``oracle``).
+arrays, and ``assert_matches(other_fn, minigrad_fn, args, framework="torch")`` checks another
+framework's values, VJP, JVP, ``vmap`` and ``vmap(grad)`` of it against minigrad's (``oracle``).
 
 The subpackage holds ``checks`` (the checkers), ``staged`` (the staged forms), ``samples``
 (``Sample`` and the five ops' op samples), ``records`` (the op records of the base primitives,
-and ``samples_for``), ``oracle`` (the checks of a user's function), ``frameworks`` (the torch
-and jax adapters) and ``divergences`` (where they differ from minigrad, documented).
+and ``samples_for``), ``oracle`` and ``situations`` (the checks of a user's function, and which
+documented divergences apply to it), ``frameworks`` (the torch and jax adapters) and
+``divergences`` (where they differ from minigrad, documented).
 
 >>> import numpy as np, minigrad as mg
 >>> from minigrad.testing import check_grads, check_vmap

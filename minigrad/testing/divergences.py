@@ -10,7 +10,9 @@ those that apply to each file. A ``Situation`` is what a condition looks at: one
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
+
+import numpy as np
 
 CHECKS = ("forward", "vjp", "jvp", "jacfwd", "jacrev", "vmap", "vmap(grad)", "negative-index",
           "in-place", "in-place vmap(grad)")
@@ -133,6 +135,25 @@ DIVERGENCES: list[Divergence] = [
 ]
 
 
+def has_duplicates(index: Any, batched: bool = False) -> bool:
+    """Whether ``index`` (each example ``index[b]``, if ``batched``) repeats an entry. A 0-d
+    index is one entry: it cannot."""
+    examples = np.asarray(index) if batched else np.asarray(index)[None]
+    if examples.ndim < 2 or examples.size == 0:
+        return False
+    rows = examples.reshape(-1, examples.shape[-1])
+    return any(len(set(r.tolist())) < len(r) for r in rows)
+
+
+def distinct_counts_differ(index: Any) -> bool:
+    """Whether the examples of a batched ``index`` (examples on axis 0) differ in their counts
+    of distinct entries, which is where torch.func's loop over ``_unique`` fails to stack."""
+    index = np.asarray(index)
+    if index.ndim < 2 or index.shape[0] < 2:
+        return False
+    return len({len(set(r.tolist())) for r in index}) > 1
+
+
 def applicable(framework: str, situation: Situation, kind: str = "divergence"
                ) -> list[Divergence]:
     """Every record of ``kind`` whose condition holds in ``situation`` for ``framework``."""
@@ -148,4 +169,5 @@ def documented(framework: str, situation: Situation, kind: str = "divergence"
     return found[0] if found else None
 
 
-__all__ = ["CHECKS", "DIVERGENCES", "Divergence", "Situation", "applicable", "documented"]
+__all__ = ["CHECKS", "DIVERGENCES", "Divergence", "Situation", "applicable",
+           "distinct_counts_differ", "documented", "has_duplicates"]

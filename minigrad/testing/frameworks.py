@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -39,6 +39,11 @@ class Framework:
         raise NotImplementedError
 
     def vjp(self, f: Callable[..., Any], primals: list, ct: Any) -> list:
+        raise NotImplementedError
+
+    def func_vjp(self, f: Callable[..., Any], primals: list, ct: Any) -> list:
+        """Reverse mode through the framework's function transform (``torch.func.vjp``,
+        ``jax.vjp``) rather than autograd's tape; ``ct`` has the structure of ``f``'s output."""
         raise NotImplementedError
 
     def jvp(self, f: Callable[..., Any], primals: list, tangents: list) -> Any:
@@ -125,6 +130,9 @@ class Torch(Framework):
         grads = self.torch.autograd.grad(f(*leaves), leaves, grad_outputs=ct, allow_unused=True)
         return [self.torch.zeros_like(p) if g is None else g for p, g in
                 zip(primals, grads, strict=True)]
+
+    def func_vjp(self, f: Callable[..., Any], primals: list, ct: Any) -> list:
+        return list(self.torch.func.vjp(f, *primals)[1](ct))
 
     def jvp(self, f: Callable[..., Any], primals: list, tangents: list) -> Any:
         return self.torch.func.jvp(f, tuple(primals), tuple(tangents))[1]
@@ -221,6 +229,8 @@ class Jax(Framework):
     def vjp(self, f: Callable[..., Any], primals: list, ct: Any) -> list:
         return list(self.jax.vjp(f, *primals)[1](ct))
 
+    func_vjp = vjp  # jax.vjp is JAX's function transform already
+
     def jvp(self, f: Callable[..., Any], primals: list, tangents: list) -> Any:
         return self.jax.jvp(f, tuple(primals), tuple(tangents))[1]
 
@@ -233,6 +243,42 @@ class Jax(Framework):
 
     def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:
         return self.jax.grad(f, argnums=argnums)
+
+
+# --------------------------------------------------------------------------- comparing results
+
+
+class Mismatch(AssertionError):
+    """Two frameworks' values differ."""
+
+
+def tolerance(dtype: Any) -> float:
+    """The relative and absolute tolerance of a comparison in ``dtype``: float32 and float16
+    results differ by rounding, float64 ones hardly at all."""
+    return 1e-10 if np.dtype(dtype) == np.float64 else 1e-4
+
+
+def compare(got: Sequence[Any], want: Sequence[Any], tol: float, rtol: float | None = None
+            ) -> float:
+    """The worst absolute difference of two lists of arrays; ``Mismatch`` when a shape differs
+    or an element is outside ``tol + rtol * |want|`` (``rtol`` is ``tol`` unless given)."""
+    rtol = tol if rtol is None else rtol
+    worst = 0.0
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape:
+            raise Mismatch(f"output {k}: shape {g.shape}, minigrad's {w.shape}")
+        if w.size == 0:
+            continue
+        err = np.abs(g.astype(np.float64) - w.astype(np.float64))
+        bad = ~(err <= tol + rtol * np.abs(w.astype(np.float64)))
+        bad &= ~(np.isnan(g.astype(np.float64)) & np.isnan(w.astype(np.float64)))
+        if bad.any():
+            raise Mismatch(f"output {k}: {int(bad.sum())} of {w.size} elements differ (worst "
+                           f"|error| {float(np.nanmax(err)):.3g}); theirs {g.ravel()[:6]}, "
+                           f"minigrad {w.ravel()[:6]}")
+        worst = max(worst, float(np.nanmax(err)))
+    return worst
 
 
 class FrameworkUnavailable(ImportError):

@@ -1,355 +1,455 @@
-"""minigrad as the oracle for a user's own function: ``per_example_grads`` and
-``assert_matches``, which checks another framework's transforms of the same function.
+"""minigrad as the oracle for a user's own function: ``per_example_grads`` and ``assert_matches``.
 
-``assert_matches(theirs, ours, args, framework="torch")`` runs both functions (``theirs`` on
-the framework's arrays, ``ours`` on NumPy arrays) and compares
-
-* ``forward``: the values;
-* ``vjp`` and ``jvp``: reverse and forward mode for fixed random cotangents and tangents;
-* ``vmap`` and ``vmap(grad)``: for every combination of batched and unbatched arguments
-  (``all_in_axes``), the batched function and, for a scalar function, the per-example
-  gradients.
-
-It fails on the first array that differs, naming the check and the combination and, when one
-applies, the documented divergence (``minigrad.testing.divergences``) that explains it: the ops
-the function calls are read from its jaxpr. A documented divergence still fails: the other
-framework is still wrong for this function.
-
->>> import numpy as np, minigrad as mg
->>> from minigrad.testing import per_example_grads
->>> loss = lambda w, x: mg.numpy.sum(mg.numpy.sin(x * w))
->>> per_example_grads(loss, (np.ones(3), np.ones((4, 3))), in_axes=(None, 0)).shape
-(4, 3)
+``assert_matches(other_fn, minigrad_fn, args)`` takes one function written twice, once for the
+other framework (PyTorch or JAX) and once with minigrad, and compares them: the values, a VJP
+and a JVP at ``args``, then ``vmap`` and ``vmap(grad)`` for every combination of batched
+arguments (``all_in_axes``). The other framework's transforms are its function transforms
+(``torch.func.vmap``, ``grad``, ``vjp``, ``jvp``; ``jax.vmap`` ...), called through the adapters
+of ``minigrad.testing.frameworks``. The first array that differs fails the test, and the message
+names its check and combination and, when the function binds an op of a documented divergence
+whose condition holds on the operands that op sees, that divergence
+(``minigrad.testing.divergences``). A documented divergence still fails: the other framework is
+still wrong, or differs on purpose, for this function.
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from minigrad.jaxpr import ClosedJaxpr, Eqn, Literal, Var, make_jaxpr
 from minigrad.testing.checks import all_in_axes
-from minigrad.testing.divergences import Divergence, Situation, documented
-from minigrad.testing.frameworks import load
+from minigrad.testing.frameworks import FRAMEWORKS, INSTALL, Framework, Jax, Torch
+from minigrad.testing.situations import explain
 from minigrad.transforms.grad import grad
 from minigrad.transforms.jvp import jvp
 from minigrad.transforms.transpose import vjp
 from minigrad.transforms.vmap import vmap
+from minigrad.tree import tree_flatten, tree_leaves, tree_unflatten
 
-CHECKS = ("forward", "vjp", "jvp", "vmap", "vmap(grad)")
+CHECKS = ("values", "vjp", "jvp", "vmap", "vmap(grad)")
 
-
-class Mismatch(AssertionError):
-    """Two frameworks' values differ."""
-
-
-def tolerance(dtype: Any) -> float:
-    """The relative and absolute tolerance of a comparison in ``dtype``: float32 and float16
-    results differ by rounding, float64 ones hardly at all."""
-    return 1e-10 if np.dtype(dtype) == np.float64 else 1e-4
+# Cross-framework tolerances, absolute and relative, by dtype (those of python -m minigrad
+# crosscheck): float32 differs in summation order and fused kernels, float64 barely.
+_TOLERANCE = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4,
+              np.dtype(np.float64): 1e-10}
 
 
-def compare(got: Sequence[Any], want: Sequence[Any], tol: float, rtol: float | None = None
-            ) -> float:
-    """The worst absolute difference of two lists of arrays; ``Mismatch`` when a shape differs
-    or an element is outside ``tol + rtol * |want|`` (``rtol`` is ``tol`` unless given)."""
-    rtol = tol if rtol is None else rtol
-    worst = 0.0
-    for k, (g, w) in enumerate(zip(got, want, strict=True)):
-        g, w = np.asarray(g), np.asarray(w)
-        if g.shape != w.shape:
-            raise Mismatch(f"output {k}: shape {g.shape}, minigrad's {w.shape}")
-        if w.size == 0:
-            continue
-        err = np.abs(g.astype(np.float64) - w.astype(np.float64))
-        bad = ~(err <= tol + rtol * np.abs(w.astype(np.float64)))
-        bad &= ~(np.isnan(g.astype(np.float64)) & np.isnan(w.astype(np.float64)))
-        if bad.any():
-            raise Mismatch(f"output {k}: {int(bad.sum())} of {w.size} elements differ (worst "
-                           f"|error| {float(np.nanmax(err)):.3g}); theirs {g.ravel()[:6]}, "
-                           f"minigrad {w.ravel()[:6]}")
-        worst = max(worst, float(np.nanmax(err)))
-    return worst
+def tolerance(*arrays: Any) -> float:
+    """The tolerance for comparing ``arrays``: that of their coarsest floating dtype."""
+    floats = [np.asarray(a).dtype for a in arrays if np.issubdtype(np.asarray(a).dtype,
+                                                                   np.inexact)]
+    return max((_TOLERANCE.get(np.dtype(np.finfo(d).dtype), 1e-10) for d in floats),
+               default=1e-10)
 
 
-def has_duplicates(index: Any, batched: bool = False) -> bool:
-    """Whether ``index`` (each example ``index[b]``, if ``batched``) repeats an entry. A 0-d
-    index is one entry: it cannot."""
-    examples = np.asarray(index) if batched else np.asarray(index)[None]
-    if examples.ndim < 2 or examples.size == 0:
-        return False
-    rows = examples.reshape(-1, examples.shape[-1])
-    return any(len(set(r.tolist())) < len(r) for r in rows)
+# --------------------------------------------------------------------------- argument checks
 
 
-def distinct_counts_differ(index: Any) -> bool:
-    """Whether the examples of a batched ``index`` (examples on axis 0) differ in their counts
-    of distinct entries, which is where torch.func's loop over ``_unique`` fails to stack."""
-    index = np.asarray(index)
-    if index.ndim < 2 or index.shape[0] < 2:
-        return False
-    return len({len(set(r.tolist())) for r in index}) > 1
+def _check_callable(fn: str, name: str, f: Any) -> None:
+    if not callable(f):
+        raise TypeError(f"{fn}: {name} must be callable; got {type(f).__name__}")
 
 
-def _argnums(name: str, argnums: Any, n: int) -> tuple[int, ...]:
-    nums = (argnums,) if isinstance(argnums, int) else argnums
-    if not isinstance(nums, tuple) or not nums or not all(
-            isinstance(a, int) and not isinstance(a, bool) for a in nums):
-        raise TypeError(f"{name}: argnums must be an int or a non-empty tuple of ints; got "
-                        f"{argnums!r}")
-    if any(not -n <= a < n for a in nums) or len({a % n for a in nums}) != len(nums):
-        raise ValueError(f"{name}: argnums {argnums!r} must be distinct positions among the "
-                         f"{n} arguments")
-    return tuple(a % n for a in nums)
+def _check_args(fn: str, args: Any) -> list[Any]:
+    """The arguments as a list: arrays (NumPy scalars become 0-d arrays) and Python numbers."""
+    if not isinstance(args, (tuple, list)):
+        raise TypeError(f"{fn}: args must be a tuple or list of the function's arguments; got "
+                        f"{type(args).__name__}")
+    out = []
+    for i, a in enumerate(args):
+        if isinstance(a, np.generic):
+            a = np.asarray(a)
+        if not isinstance(a, (np.ndarray, bool, int, float, complex)):
+            raise TypeError(f"{fn}: args[{i}] must be a NumPy array or a Python number; got "
+                            f"{type(a).__name__}")
+        out.append(a)
+    return out
 
 
-def _in_axes(name: str, in_axes: Any, args: Sequence[Any]) -> tuple[int | None, ...]:
+def _check_argnums(fn: str, argnums: Any, args: Sequence[Any]) -> tuple[int, ...]:
+    nums = argnums if isinstance(argnums, tuple) else (argnums,)
+    for i in nums:
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise TypeError(f"{fn}: argnums must be an int or a tuple of ints; got {argnums!r}")
+        if not 0 <= i < len(args):
+            raise ValueError(f"{fn}: argnums must be in [0, {len(args)}) for {len(args)} "
+                             f"arguments; got {i}")
+        a = args[i]
+        if not (isinstance(a, np.ndarray) and np.issubdtype(a.dtype, np.floating)):
+            got = a.dtype if isinstance(a, np.ndarray) else type(a).__name__
+            raise TypeError(f"{fn}: args[{i}] (in argnums) must be a floating NumPy array to "
+                            f"be differentiated; got {got}")
+    if len(set(nums)) != len(nums):
+        raise ValueError(f"{fn}: argnums must not repeat an argument; got {argnums!r}")
+    return nums
+
+
+def _check_in_axes(fn: str, in_axes: Any, args: Sequence[Any], name: str = "in_axes"
+                   ) -> tuple[int | None, ...]:
+    """``in_axes`` as one entry per argument, each in range, batching at least one argument of
+    one batch size."""
     axes = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
     if len(axes) != len(args):
-        raise ValueError(f"{name}: in_axes must have one entry per argument ({len(args)}); got "
-                         f"{len(axes)}")
-    for a, x in zip(axes, args, strict=True):
-        if a is not None and (not isinstance(a, int) or isinstance(a, bool)
-                              or not -np.ndim(x) <= a < max(np.ndim(x), 1)):
-            raise ValueError(f"{name}: in_axes entry {a!r} does not fit an argument of shape "
-                             f"{np.shape(x)}")
-    if all(a is None for a in axes):
-        raise ValueError(f"{name}: in_axes must batch at least one argument")
+        raise ValueError(f"{fn}: {name} must have one entry per argument ({len(args)}); got "
+                         f"{in_axes!r}")
+    sizes = {}
+    for i, (a, ax) in enumerate(zip(args, axes, strict=True)):
+        if ax is None:
+            continue
+        if isinstance(ax, bool) or not isinstance(ax, int):
+            raise TypeError(f"{fn}: {name} entries must be ints or None; got {ax!r} for "
+                            f"args[{i}]")
+        ndim = np.ndim(a) if isinstance(a, np.ndarray) else 0
+        if not isinstance(a, np.ndarray) or not -ndim <= ax < ndim:
+            raise ValueError(f"{fn}: {name}[{i}] = {ax} must be None or an axis of args[{i}] "
+                             f"(shape {np.shape(a)})")
+        sizes[i] = np.shape(a)[ax]
+    if not sizes:
+        raise ValueError(f"{fn}: {name} must batch at least one argument; got {in_axes!r}")
+    if len(set(sizes.values())) > 1:
+        raise ValueError(f"{fn}: the batched arguments must agree on the batch size; got "
+                         + ", ".join(f"{n} for args[{i}]" for i, n in sizes.items()))
     return axes
 
 
-def per_example_grads(f: Callable[..., Any], args: Sequence[Any], in_axes: Any = 0,
+def _with(args: Sequence[Any], positions: Sequence[int], vals: Sequence[Any]) -> list[Any]:
+    full = list(args)
+    for i, v in zip(positions, vals, strict=True):
+        full[i] = v
+    return full
+
+
+# --------------------------------------------------------------------------- per-example grads
+
+
+def per_example_grads(f: Callable[..., Any], args: Sequence[Any], in_axes: Any,
                       argnums: int | tuple[int, ...] = 0) -> Any:
-    """The gradient of the scalar ``f`` in ``argnums``, example by example: ``vmap(grad(f,
-    argnums), in_axes)(*args)``, as NumPy arrays (a tuple of them when ``argnums`` is a
-    tuple). Each batched argument has the examples along its ``in_axes`` entry; the gradients
-    have them along axis 0."""
-    if not callable(f):
-        raise TypeError(f"per_example_grads: f must be callable; got {type(f).__name__}")
-    if not isinstance(args, (tuple, list)):
-        raise TypeError(f"per_example_grads: args must be a tuple of the arguments; got "
-                        f"{type(args).__name__}")
-    nums = _argnums("per_example_grads", argnums, len(args))
-    axes = _in_axes("per_example_grads", in_axes, args)
-    out = vmap(grad(f, argnums=nums if isinstance(argnums, tuple) else nums[0]),
-               in_axes=axes)(*args)
+    """``vmap(grad(f, argnums), in_axes)(*args)`` as NumPy arrays: the gradient of the scalar
+    loss ``f`` for each example, one array (a tuple of them when ``argnums`` is a tuple) with
+    the batch on axis 0. ``in_axes`` has one entry per argument (an int or None), or is one
+    int for all.
+
+    >>> import numpy as np, minigrad as mg
+    >>> from minigrad.testing import per_example_grads
+    >>> loss = lambda w, x: mg.numpy.sum((w * x) ** 2)
+    >>> per_example_grads(loss, (np.ones(2), np.array([[1.0, 2.0], [3.0, 4.0]])), (None, 0))
+    array([[ 2.,  8.],
+           [18., 32.]])
+    """
+    _check_callable("per_example_grads", "f", f)
+    args = _check_args("per_example_grads", args)
+    _check_argnums("per_example_grads", argnums, args)
+    axes = _check_in_axes("per_example_grads", in_axes, args)
+    out = vmap(grad(f, argnums=argnums), in_axes=axes)(*args)
     return tuple(np.asarray(g) for g in out) if isinstance(argnums, tuple) else np.asarray(out)
 
 
 # --------------------------------------------------------------------------- assert_matches
 
-# The five ops' primitives and the names of their operands, as the divergences name them.
-OPERANDS = {"index_add": ("x", "index", "source"), "index_copy": ("x", "index", "source"),
-            "index_fill": ("x", "index", "value"), "masked_fill": ("x", "mask", "value"),
-            "masked_scatter": ("x", "mask", "source")}
 
-
-def op_calls(f: Callable[..., Any], args: Sequence[Any]) -> list[dict[str, Any]]:
-    """The calls of the five ops in ``f``'s program at ``args``, in order: for each, the op,
-    the user arguments each operand depends on, the operands that are 0-d where the user
-    passed them (before the op's reshape to one slice), and the index's value when it is
-    known."""
-    closed = make_jaxpr(f)(*args)
-    calls: list[dict[str, Any]] = []
-    _walk(closed, [frozenset({i}) for i in range(len(args))], list(args), calls)
-    return calls
-
-
-def _walk(closed: ClosedJaxpr, deps: list[frozenset], values: list[Any],
-          calls: list[dict[str, Any]]) -> None:
-    jaxpr = closed.jaxpr
-    dep: dict[int, frozenset] = {id(v): frozenset() for v in jaxpr.constvars}
-    val: dict[int, Any] = {id(v): c for v, c in zip(jaxpr.constvars, closed.consts,
-                                                    strict=True)}
-    zero_d: set[int] = set()
-    for v, d, x in zip(jaxpr.invars, deps, values, strict=True):
-        dep[id(v)], val[id(v)] = d, x
-
-    def read(a: Any) -> Any:
-        return a.val if isinstance(a, Literal) else val.get(id(a))
-
-    for e in jaxpr.eqns:
-        ins = [frozenset() if isinstance(a, Literal) else dep.get(id(a), frozenset())
-               for a in e.inputs]
-        name = e.prim.name
-        if name in OPERANDS:
-            calls.append({"op": name, "deps": dict(zip(OPERANDS[name], ins, strict=False)),
-                          "zero_d": {n for n, a in zip(OPERANDS[name], e.inputs, strict=False)
-                                     if isinstance(a, Var) and id(a) in zero_d},
-                          "index": read(e.inputs[1]) if name.startswith("index") else None})
-        if name == "reshape" and e.inputs[0].aval.shape == ():
-            zero_d.update(id(v) for v in e.outs)
-        nested = [p for p in e.params.values() if isinstance(p, ClosedJaxpr)]
-        if nested and len(nested[0].jaxpr.invars) == len(e.inputs):
-            _walk(nested[0], ins, [read(a) for a in e.inputs], calls)
-        everything = frozenset().union(*ins)
-        known = _evaluate(e, [read(a) for a in e.inputs])
-        for k, v in enumerate(e.outs):
-            dep[id(v)] = everything
-            if known is not None:
-                val[id(v)] = known[k]
-
-
-def _evaluate(e: Eqn, inputs: list[Any]) -> list[Any] | None:
-    """The equation's results when its inputs are known (an index computed from constants)."""
-    if any(x is None for x in inputs):
-        return None
+def _load(framework: str) -> Framework:
     try:
-        out = e.prim.bind(*inputs, **e.params)
-    except Exception:  # a value the interpreter cannot compute here is simply not known
-        return None
-    return list(out) if e.prim.multiple_results else [out]
+        return Torch() if framework == "torch" else Jax()
+    except ImportError as e:
+        raise ImportError(f"assert_matches: framework {framework!r} is not installed ({e}); "
+                          f"install it with {INSTALL[framework]}") from None
 
 
-def explaining(framework: str, check: str, calls: list[dict[str, Any]],
-               batched: frozenset[int], args: Sequence[Any],
-               batch: Sequence[Any] | None = None) -> Divergence | None:
-    """The documented divergence of ``framework`` that applies to one of the op calls for
-    ``check`` with the user arguments ``batched`` (stacked in ``batch``), if any."""
-    for call in calls:
-        deps = call["deps"]
-        names = frozenset(n for n, d in deps.items() if d & batched)
-        index, mapped = call["index"], False
-        users = [i for i in deps.get("index", ()) if np.asarray(args[i]).dtype.kind in "iu"]
-        if index is None and users:  # the index is a user argument: batched, maybe
-            mapped = batch is not None and users[0] in batched
-            index = batch[users[0]] if batch is not None and mapped else args[users[0]]
-        ragged = mapped and distinct_counts_differ(index)
-        dup = index is not None and has_duplicates(index, batched=mapped)
-        empty = frozenset({"index"}) if index is not None and np.size(index) == 0 else frozenset()
-        situation = Situation(call["op"], check, batched=names, duplicates=dup,
-                              value_array=bool(deps.get("value")),
-                              zero_d=frozenset(call["zero_d"]), ragged_unique=ragged,
-                              empty=empty)
-        found = documented(framework, situation)
-        if found is not None:
-            return found
-    return None
-
-
-def _examples(args: Sequence[Any], axes: tuple, size: int, seed: int) -> list[Any]:
-    """``size`` examples of each batched argument stacked at its axis: the argument itself
-    first, then draws like it (floats perturbed; integer and bool arrays permuted, so an index
-    keeps its range and a mask its count)."""
+def _draw_batches(args: Sequence[Any], batch: Mapping[int, Any] | None, size: int | None,
+                  seed: int) -> dict[int, np.ndarray]:
+    """Stacked examples (batch on axis 0) of every array argument: the user's ``batch`` where
+    given; for a floating array, the argument and ``size - 1`` noisy copies; for an integer or
+    bool array (an index, a mask: only the user knows which variations are valid), copies."""
+    given = dict(batch or {})
+    for i, b in given.items():
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(args):
+            raise ValueError(f"assert_matches: batch keys must be argument positions in "
+                             f"[0, {len(args)}); got {i!r}")
+        a = args[i]
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"assert_matches: batch[{i}]: args[{i}] is a Python number, which "
+                            f"is never batched")
+        b = given[i] = np.asarray(b)
+        if b.shape[1:] != a.shape or b.dtype != a.dtype or b.ndim == 0:
+            raise ValueError(f"assert_matches: batch[{i}] must stack examples of args[{i}] "
+                             f"({a.dtype}{list(a.shape)}) along axis 0; got "
+                             f"{b.dtype}{list(b.shape)}")
+    sizes = {b.shape[0] for b in given.values()} | ({size} if size is not None else set())
+    if len(sizes) > 1:
+        raise ValueError(f"assert_matches: batch and batch_size must agree on the batch size; "
+                         f"got {sorted(sizes)}")
+    if sizes:
+        n = sizes.pop()
+    else:  # no argument dimension equals the batch size, so an axis mix-up cannot hide
+        dims = {d for a in args for d in np.shape(a)}
+        n = next(k for k in range(3, 3 + len(dims) + 1) if k not in dims)
+    if n < 1:
+        raise ValueError(f"assert_matches: the batch size must be at least 1; got {n}")
     rng = np.random.default_rng(seed)
+    out = {}
+    for i, a in enumerate(args):
+        if i in given or not isinstance(a, np.ndarray):
+            continue
+        copies = [a] * n
+        if np.issubdtype(a.dtype, np.floating):
+            copies = [a] + [(a + 0.5 * rng.standard_normal(a.shape)).astype(a.dtype)
+                            for _ in range(n - 1)]
+        out[i] = np.stack(copies)
+    return {**out, **given}
+
+
+class _Comparison:
+    """One ``assert_matches`` call: the two functions, the framework, the tolerances."""
+
+    def __init__(self, fw: Framework, other_fn: Callable[..., Any],
+                 minigrad_fn: Callable[..., Any], rtol: float | None, atol: float | None):
+        self.fw, self.other_fn, self.minigrad_fn = fw, other_fn, minigrad_fn
+        self.rtol, self.atol = rtol, atol
+
+    def to_fw(self, vals: Sequence[Any]) -> list[Any]:
+        return [self.fw.array(v, "", "arg") if isinstance(v, np.ndarray) else v for v in vals]
+
+    def to_numpy(self, t: Any) -> np.ndarray:
+        if isinstance(t, (np.ndarray, np.generic, bool, int, float, complex)):
+            return np.asarray(t)
+        return self.fw.numpy(t)
+
+    def run(self, check: str, axes: tuple | None, what: Callable[[int], str],
+            ours: Callable[[], Any], theirs: Callable[[], Any],
+            examples: Callable[[], list[list[Any]]], batched: Sequence[bool]) -> None:
+        """Compare ``theirs()`` with ``ours()`` leafwise; on the first difference (or an error
+        of the other framework), fail with the check, the combination and the divergences."""
+        where = check if axes is None else f"{check} in_axes={axes}"
+        want = [np.asarray(w) for w in tree_leaves(ours())]
+        problem = self.first_difference(theirs, want, what)
+        if not problem:
+            return
+        fw = self.fw
+        lines = [f"assert_matches: {fw.name} {fw.version} differs from minigrad at {where}: "
+                 f"{problem}"]
+        try:
+            found = explain(fw.name, self.minigrad_fn, examples(), batched, check)
+        except Exception as e:  # the mismatch stands; say why no divergence could be named
+            lines.append(f"(no divergence looked up: {type(e).__name__}: {e})")
+            raise AssertionError("\n".join(lines)) from None
+        for d in found:
+            lines.append(f"documented divergence [{d.id}] ({d.op}, when {d.condition}): "
+                         f"{d.reason}")
+        if not found:
+            lines.append("no documented divergence explains it "
+                         "(minigrad.testing.divergences.DIVERGENCES)")
+        raise AssertionError("\n".join(lines))
+
+    def first_difference(self, theirs: Callable[[], Any], want: Sequence[np.ndarray],
+                         what: Callable[[int], str]) -> str:
+        """What is wrong with the other framework's result, or '' if nothing is."""
+        try:
+            got = [self.to_numpy(g) for g in tree_leaves(theirs())]
+        except Exception as e:  # the other framework refused: that is a failure too
+            first_line = (str(e).splitlines() or [""])[0][:300]
+            return f"{self.fw.name} raised {type(e).__name__}: {first_line}"
+        if len(got) != len(want):
+            return f"{self.fw.name} returned {len(got)} arrays, minigrad {len(want)}"
+        for k, (g, w) in enumerate(zip(got, want, strict=True)):
+            problem = self.differ(g, w, what(k))
+            if problem:
+                return problem
+        return ""
+
+    def differ(self, got: np.ndarray, want: np.ndarray, what: str) -> str:
+        """Why ``got`` (the other framework's) is not ``want`` (minigrad's), or ''."""
+        if got.shape != want.shape or got.dtype != want.dtype:
+            return (f"{what}: {self.fw.name} gives {got.dtype}{list(got.shape)}, minigrad "
+                    f"{want.dtype}{list(want.shape)}")
+        if want.size == 0:
+            return ""
+        tol = tolerance(got, want)
+        atol = tol if self.atol is None else self.atol
+        rtol = tol if self.rtol is None else self.rtol
+        wide = np.complex128 if want.dtype.kind == "c" else np.float64
+        g, w = got.astype(wide), want.astype(wide)
+        err = np.where(np.isnan(g) & np.isnan(w), 0.0, np.abs(g - w))
+        err = np.where(np.isinf(w) & (g == w), 0.0, err)
+        bad = ~(err <= atol + rtol * np.abs(w))
+        if not bad.any():
+            return ""
+        return (f"{what}: {int(bad.sum())} of {want.size} elements differ (worst |error| "
+                f"{float(np.nanmax(err)):.3g}; atol {atol:g}, rtol {rtol:g})\n"
+                f"  {self.fw.name + ':':9} {got.ravel()[:8]}\n  minigrad: {want.ravel()[:8]}")
+
+
+def _in_axes_list(in_axes: Any, args: Sequence[Any]) -> list[tuple[int | None, ...]]:
+    """The combinations to check: every one (``None``), one tuple, or a list of tuples."""
+    if in_axes is None:
+        return all_in_axes(len(args), [i for i, a in enumerate(args)
+                                       if isinstance(a, np.ndarray)])
+    if isinstance(in_axes, tuple):
+        return [in_axes]
+    if not isinstance(in_axes, list) or not all(isinstance(c, tuple) for c in in_axes):
+        raise TypeError(f"assert_matches: in_axes must be None (every combination), a tuple "
+                        f"(one) or a list of tuples; got {in_axes!r}")
+    return list(in_axes)
+
+
+def _batched(args: Sequence[Any], stacks: Mapping[int, np.ndarray], axes: tuple) -> list[Any]:
+    """The arguments of one combination: each batched one's examples moved to its axis."""
+    if len(axes) != len(args):
+        raise ValueError(f"assert_matches: in_axes {axes} must have one entry per argument "
+                         f"({len(args)})")
     out = []
-    for a, ax in zip(args, axes, strict=True):
+    for i, (a, ax) in enumerate(zip(args, axes, strict=True)):
         if ax is None:
             out.append(a)
             continue
-        a = np.asarray(a)
-        draws = [a]
-        for _ in range(size - 1):
-            if a.dtype.kind in "fc":
-                draws.append((a + 0.1 * rng.standard_normal(a.shape)).astype(a.dtype))
-            else:
-                draws.append(rng.permutation(a.reshape(-1)).reshape(a.shape))
-        out.append(np.stack(draws, axis=ax))
+        if i not in stacks:
+            raise ValueError(f"assert_matches: in_axes {axes}: entry {i} must be None (args[{i}] "
+                             f"is a Python number)")
+        if isinstance(ax, bool) or not isinstance(ax, int):
+            raise TypeError(f"assert_matches: in_axes {axes}: entries must be ints or None; got "
+                            f"{ax!r}")
+        nd = np.ndim(a) + 1
+        if not -nd <= ax < nd:
+            raise ValueError(f"assert_matches: in_axes {axes}: axis {ax} is out of range for "
+                             f"batched args[{i}] (rank {nd})")
+        out.append(np.moveaxis(stacks[i], 0, ax))
     return out
 
 
-def assert_matches(theirs: Callable[..., Any], ours: Callable[..., Any], args: Sequence[Any],
-                   framework: str = "torch", *, argnums: int | tuple[int, ...] | None = None,
-                   checks: Sequence[str] = CHECKS, batch_size: int = 3, seed: int = 0,
-                   rtol: float | None = None, atol: float | None = None) -> None:
-    """Assert that the other framework's transforms of ``theirs`` equal minigrad's of ``ours``
-    (the same function, written for each), at ``args`` (NumPy arrays, one example): values,
-    VJP, JVP, ``vmap`` and ``vmap(grad)`` for every combination of batched arguments.
+def _vmapped(f: Callable[..., Any], axes: tuple, bargs: Sequence[Any]) -> Any:
+    return vmap(f, in_axes=axes)(*bargs)
 
-    ``argnums``: the arguments to differentiate (default: every floating one). ``checks``: a
-    subset of ``CHECKS``. The batched checks stack ``batch_size`` examples: each argument
-    itself first, then floats perturbed and integer or bool arrays permuted. Tolerances are
-    relative and absolute, by the output's dtype (1e-10 in float64, 1e-4 below) unless given.
-    Raises ``AssertionError`` on the first difference, naming the check, the combination and
-    any documented divergence that explains it; ``ImportError`` if the framework is not
-    installed."""
-    if not callable(theirs) or not callable(ours):
-        raise TypeError("assert_matches: theirs and ours must be callables")
-    if not isinstance(args, (tuple, list)):
-        raise TypeError(f"assert_matches: args must be a tuple of the arguments; got "
-                        f"{type(args).__name__}")
-    unknown = [c for c in checks if c not in CHECKS]
-    if unknown:
-        raise ValueError(f"assert_matches: unknown check {unknown[0]!r}; the checks are "
-                         f"{', '.join(CHECKS)}")
-    if not isinstance(batch_size, int) or batch_size < 2:
-        raise ValueError(f"assert_matches: batch_size must be an int >= 2; got {batch_size!r}")
-    args = [a if isinstance(a, (int, float, complex)) else np.asarray(a) for a in args]
-    floats = tuple(i for i, a in enumerate(args)
-                   if isinstance(a, np.ndarray) and a.dtype.kind == "f")
-    diff = (_argnums("assert_matches", argnums, len(args)) if argnums is not None else floats)
-    if any(not isinstance(args[i], np.ndarray) or args[i].dtype.kind != "f" for i in diff):
-        raise TypeError(f"assert_matches: argnums {argnums!r} must name floating array "
-                        f"arguments")
-    fw = load(framework, "assert_matches")
-    calls = op_calls(ours, args)
-    rng = np.random.default_rng(seed)
 
-    def conv(xs: Sequence[Any]) -> list[Any]:
-        return [fw.array(x, "", "") if isinstance(x, np.ndarray) else x for x in xs]
+def _examples(bargs: Sequence[Any], axes: tuple) -> list[list[Any]]:
+    """The per-example arguments of a batched call."""
+    size = next(np.shape(a)[ax] for a, ax in zip(bargs, axes, strict=True) if ax is not None)
+    return [[a if ax is None else np.take(a, b, axis=ax) for a, ax in
+             zip(bargs, axes, strict=True)] for b in range(size)]
 
-    def check(name: str, batched: frozenset[int], axes: tuple | None, run: Callable[[], tuple],
-              batch: Sequence[Any] | None = None) -> None:
-        where = f"{name}" + (f" in_axes={axes}" if axes is not None else "")
-        try:
-            got, want = run()
-            tol = tolerance(np.result_type(*[np.asarray(w) for w in want]))
-            compare([g if isinstance(g, np.ndarray) else fw.numpy(g) for g in got], want,
-                    tol if atol is None else atol, tol if rtol is None else rtol)
-        except Exception as e:
-            found = explaining(fw.name, name, calls, batched, args, batch)
-            why = (f"\ndocumented divergence [{found.id}] ({found.condition}): {found.reason}"
-                   if found is not None else "")
-            raise AssertionError(f"assert_matches ({fw.name} {fw.version}): {where}: "
-                                 f"{type(e).__name__}: {e}{why}") from None
+
+def assert_matches(other_fn: Callable[..., Any], minigrad_fn: Callable[..., Any],
+                   args: Sequence[Any], framework: str = "torch", *,
+                   argnums: int | tuple[int, ...] = 0, in_axes: Any = None,
+                   checks: Sequence[str] | None = None, batch: Mapping[int, Any] | None = None,
+                   batch_size: int | None = None, rtol: float | None = None,
+                   atol: float | None = None, seed: int = 0) -> None:
+    """Assert that ``other_fn``, written for ``framework`` ("torch" or "jax"), matches
+    ``minigrad_fn`` under the other framework's transforms; raise ``AssertionError`` at the
+    first array that differs, naming the check, the combination of batched arguments and the
+    documented divergence that explains it, if one does.
+
+    ``args`` are one call's arguments: NumPy arrays (converted for ``other_fn``) and Python
+    numbers (passed as they are, never batched). The checks, in order (``checks`` picks some):
+
+    * ``values``: ``other_fn(*args)`` against ``minigrad_fn(*args)``;
+    * ``vjp`` and ``jvp`` in the arguments ``argnums``, with random cotangents and tangents
+      (``torch.func.vjp`` / ``jvp``; ``jax.vjp`` / ``jvp``);
+    * ``vmap`` and ``vmap(grad)`` (when the output is a real scalar: per-example gradients in
+      ``argnums``) for every combination of batched array arguments, or the tuple or list of
+      tuples ``in_axes``. A batched argument's examples are ``batch[i]`` (stacked on axis 0)
+      when given, else drawn: ``args[i]`` plus noise for a floating array, copies of it for an
+      integer or bool one. The batch size is ``batch_size``, else the smallest from 3 up that
+      no argument dimension equals, so that an axis mix-up cannot pass unseen.
+
+    The tolerances (absolute and relative) follow the coarsest dtype compared: 1e-4 for
+    float32, 1e-10 for float64; ``rtol`` and ``atol`` override them. ``ImportError`` when the
+    framework is not installed (in a test, guard with ``pytest.importorskip``).
+
+    >>> import importlib.util, numpy as np, minigrad as mg
+    >>> from minigrad.testing import assert_matches
+    >>> if importlib.util.find_spec("torch"):  # PyTorch is optional
+    ...     import torch
+    ...     assert_matches(lambda x: torch.sin(x).sum(), lambda x: mg.numpy.sin(x).sum(),
+    ...                    (np.array([0.5, 1.0]),))
+    """
+    _check_callable("assert_matches", "other_fn", other_fn)
+    _check_callable("assert_matches", "minigrad_fn", minigrad_fn)
+    args = _check_args("assert_matches", args)
+    nums = _check_argnums("assert_matches", argnums, args)
+    if checks is not None:
+        unknown = [c for c in checks if c not in CHECKS]
+        if isinstance(checks, str) or unknown:
+            raise ValueError(f"assert_matches: checks must be a sequence of {', '.join(CHECKS)}; "
+                             f"got {checks!r}")
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if value is not None and not (isinstance(value, (int, float)) and value >= 0):
+            raise ValueError(f"assert_matches: {name} must be a number >= 0 or None; got "
+                             f"{value!r}")
+    if framework not in FRAMEWORKS:
+        raise ValueError(f"assert_matches: framework must be one of {', '.join(FRAMEWORKS)}; "
+                         f"got {framework!r}")
+    stacks = _draw_batches(args, batch, batch_size, seed)
+    combos = [(axes, _batched(args, stacks, axes)) for axes in _in_axes_list(in_axes, args)]
+    for axes, bargs in combos:
+        _check_in_axes("assert_matches", axes, bargs)
+    out = minigrad_fn(*args)
+    out_leaves, out_tree = tree_flatten(out)
+    floating = all(np.issubdtype(np.asarray(o).dtype, np.floating) for o in out_leaves)
+    scalar = len(out_leaves) == 1 and np.ndim(out_leaves[0]) == 0 and floating
+    applicable = {"values": True, "vjp": floating, "jvp": floating, "vmap": True,
+                  "vmap(grad)": scalar}
+    chosen = [c for c in CHECKS if applicable[c]] if checks is None else list(checks)
+    for c in chosen:
+        if not applicable[c]:
+            need = "a real floating scalar" if c == "vmap(grad)" else "floating arrays"
+            raise ValueError(f"assert_matches: check {c!r} needs minigrad_fn to return {need}; "
+                             f"it returns {[np.asarray(o).dtype.name for o in out_leaves]} of "
+                             f"shapes {[np.shape(o) for o in out_leaves]}")
+    fw = _load(framework)  # last: a mistake in the arguments is reported even without it
+    cmp = _Comparison(fw, other_fn, minigrad_fn, rtol, atol)
+    rng = np.random.default_rng(seed + 1)
+    unbatched = [False] * len(args)
+
+    def output(k: int) -> str:
+        return "the output" if len(out_leaves) == 1 else f"output {k}"
+
+    def cotangent(k: int) -> str:
+        return f"the cotangent of args[{nums[k]}]"
+
+    def gradient(k: int) -> str:
+        return f"the gradient in args[{nums[k]}]"
+
+    def one_call() -> list[list[Any]]:
+        return [args]
 
     with fw.session():
-        out = np.asarray(ours(*args))
-        if "forward" in checks:
-            check("forward", frozenset(), None, lambda: ([theirs(*conv(args))], [out]))
-        if diff:
-            def restricted(f: Callable[..., Any], xs: list) -> Callable[..., Any]:
-                def g(*vals: Any) -> Any:
-                    full = list(xs)
-                    for i, v in zip(diff, vals, strict=True):
-                        full[i] = v
-                    return f(*full)
-                return g
+        primals = [args[i] for i in nums]
+        fw_args = cmp.to_fw(args)
+        fw_primals = [fw_args[i] for i in nums]
 
-            ct = rng.standard_normal(out.shape).astype(out.dtype)
-            tangents = [rng.standard_normal(np.shape(args[i])).astype(args[i].dtype)
-                        for i in diff]
-            primals = [args[i] for i in diff]
-            fw_args = conv(args)
-            if "vjp" in checks:
-                check("vjp", frozenset(), None, lambda: (
-                    fw.vjp(restricted(theirs, fw_args), [fw_args[i] for i in diff],
-                           fw.array(ct, "", "")),
-                    list(vjp(restricted(ours, args), *primals)[1](ct))))
-            if "jvp" in checks:
-                check("jvp", frozenset(), None, lambda: (
-                    [fw.jvp(restricted(theirs, fw_args), [fw_args[i] for i in diff],
-                            conv(tangents))],
-                    [jvp(restricted(ours, args), tuple(primals), tuple(tangents))[1]]))
+        def ours_at(*vals: Any) -> Any:
+            return minigrad_fn(*_with(args, nums, vals))
 
-        def vmapped(b: list, ax: tuple) -> tuple:
-            return [fw.vmap(theirs, ax, conv(b))], [vmap(ours, in_axes=ax)(*b)]
+        def theirs_at(*vals: Any) -> Any:
+            return other_fn(*_with(fw_args, nums, vals))
 
-        def per_example(b: list, ax: tuple) -> tuple:
-            return (list(fw.vmap(fw.grad(theirs, diff), ax, conv(b))),
-                    list(per_example_grads(ours, b, ax, diff)))
-
-        for axes in all_in_axes(len(args), [i for i, a in enumerate(args)
-                                            if isinstance(a, np.ndarray)]):
-            batched = frozenset(i for i, a in enumerate(axes) if a is not None)
-            bargs = _examples(args, axes, batch_size, seed + 1)
-            if "vmap" in checks:
-                check("vmap", batched, axes, partial(vmapped, bargs, axes), bargs)
-            if "vmap(grad)" in checks and diff and out.ndim == 0:
-                check("vmap(grad)", batched, axes, partial(per_example, bargs, axes), bargs)
+        if "values" in chosen:
+            cmp.run("values", None, output, lambda: out, lambda: other_fn(*fw_args), one_call,
+                    unbatched)
+        if "vjp" in chosen:
+            cts = [rng.standard_normal(np.shape(o)).astype(np.asarray(o).dtype)
+                   for o in out_leaves]
+            ct = tree_unflatten(out_tree, cts)
+            fw_ct = tree_unflatten(out_tree, cmp.to_fw(cts))
+            cmp.run("vjp", None, cotangent, lambda: vjp(ours_at, *primals)[1](ct),
+                    lambda: fw.func_vjp(theirs_at, fw_primals, fw_ct), one_call, unbatched)
+        if "jvp" in chosen:
+            tangents = [rng.standard_normal(p.shape).astype(p.dtype) for p in primals]
+            cmp.run("jvp", None, output, lambda: jvp(ours_at, primals, tangents)[1],
+                    lambda: fw.jvp(theirs_at, fw_primals, cmp.to_fw(tangents)), one_call,
+                    unbatched)
+        for check in ("vmap", "vmap(grad)"):
+            if check not in chosen:
+                continue
+            ours = minigrad_fn if check == "vmap" else grad(minigrad_fn, argnums=nums)
+            for axes, bargs in combos:
+                theirs = other_fn if check == "vmap" else fw.grad(other_fn, nums)
+                batched = [ax is not None for ax in axes]
+                cmp.run(check, axes, output if check == "vmap" else gradient,
+                        partial(_vmapped, ours, axes, bargs),
+                        partial(fw.vmap, theirs, axes, cmp.to_fw(bargs)),
+                        partial(_examples, bargs, axes), batched)
 
 
-__all__ = ["CHECKS", "assert_matches", "compare", "distinct_counts_differ", "has_duplicates",
-           "op_calls", "per_example_grads", "tolerance"]
+__all__ = ["CHECKS", "assert_matches", "per_example_grads", "tolerance"]

@@ -33,19 +33,23 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from minigrad.testing import all_in_axes, batch_args, divergences
-from minigrad.testing.divergences import CHECKS, DIVERGENCES, Divergence, Situation, documented
+from minigrad.testing.divergences import (
+    CHECKS,
+    DIVERGENCES,
+    Divergence,
+    Situation,
+    distinct_counts_differ,
+    documented,
+    has_duplicates,
+)
 from minigrad.testing.frameworks import (
     FRAMEWORKS,
     INSTALL,
     Framework,
     FrameworkUnavailable,
-    load,
-)
-from minigrad.testing.oracle import (
     Mismatch,
     compare,
-    distinct_counts_differ,
-    has_duplicates,
+    load,
     tolerance,
 )
 from minigrad.testing.samples import OPS, Sample, op_samples

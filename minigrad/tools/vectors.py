@@ -57,10 +57,14 @@ import numpy as np
 
 from minigrad.testing import all_in_axes, batch_args
 from minigrad.testing import divergences as divergence_table
-from minigrad.testing.divergences import Situation, applicable
+from minigrad.testing.divergences import (
+    Situation,
+    applicable,
+    distinct_counts_differ,
+    has_duplicates,
+)
 from minigrad.testing.frameworks import FRAMEWORKS
-from minigrad.testing.oracle import distinct_counts_differ, has_duplicates
-from minigrad.testing.oracle import tolerance as framework_tolerance
+from minigrad.testing.frameworks import tolerance as framework_tolerance
 from minigrad.testing.samples import OPS, Sample, op_samples
 from minigrad.tools.calls import IMPORTS, calls
 from minigrad.tools.calls import LOSS as FW_LOSS
