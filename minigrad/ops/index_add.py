@@ -39,8 +39,8 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     >>> mg.index_add(np.zeros(5), 0, np.array([1, 1, 3]), np.array([1., 2., 3.]))
     array([0., 3., 0., 3., 0.])
     """
-    operands, params, out_shape = index_add_operands(x, dim, index, source, alpha)
-    out = index_add_p.bind(*operands, **params)
+    (x, index, source), p, out_shape = index_add_operands(x, dim, index, source, alpha)
+    out = index_add_p.bind(x, index, source, dim=p["dim"], alpha=p["alpha"])
     return out if out_shape is None else reshape(out, out_shape)
 
 
@@ -63,7 +63,7 @@ def index_add_into(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim:
     check_index_values(index, x.shape[dim], "index_add", dim)
     if alpha != 1:
         source = source * np.asarray(alpha, x.dtype)
-    if inplace or not bincount_pays(x, source):
+    if inplace or source.size < _BINCOUNT_MIN_ADDED or not bincount_pays(x, source):
         # The semantics: a copy of x (x itself in place), with source's slice i added at
         # slice index[i] along dim; np.add.at accumulates repeated entries.
         out = x if inplace else x.copy()

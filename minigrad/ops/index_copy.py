@@ -49,8 +49,8 @@ def index_copy(x: Any, dim: int, index: Any, source: Any) -> Any:
     >>> index_copy(np.zeros(5), 0, np.array([1, 1, 3]), np.array([1., 2., 3.]))
     array([0., 2., 0., 3., 0.])
     """
-    operands, params, out_shape = index_copy_operands(x, dim, index, source)
-    out = index_copy_p.bind(*operands, **params)
+    (x, index, source), p, out_shape = index_copy_operands(x, dim, index, source)
+    out = index_copy_p.bind(x, index, source, dim=p["dim"])
     return out if out_shape is None else reshape(out, out_shape)
 
 
@@ -68,8 +68,9 @@ def index_copy_into(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim
                     inplace: bool = False) -> np.ndarray:
     """index_copy's result: a new array, or with ``inplace`` ``x`` itself, updated (jit's
     in-place reuse of a buffer nothing reads afterwards)."""
-    check_index_values(index, x.shape[dim], "index_copy", dim)
-    winners = _winners(index, x.shape[dim])  # each destination written once: deterministic
+    n = x.shape[dim]
+    check_index_values(index, n, "index_copy", dim)
+    winners = _winners(index, n)  # each destination written once: deterministic
     if winners is not None:  # some entry repeats: keep its last occurrence only
         index, source = index[winners], np.compress(winners, source, axis=dim)
     out = x if inplace else x.copy()  # never write into the caller's array

@@ -240,9 +240,10 @@ def index_source_operands(op: str, x: Any, dim: Any, index: Any, source: Any,
     ``x`` and ``source`` come back reshaped to fit, and ``out_shape`` is the shape to give the
     result (it is None when nothing was reshaped)."""
     if (canonical_eagerly(x, dim, index) and type(source) is np.ndarray
-            and source.dtype == x.dtype
-            and source.shape == x.shape[:dim] + index.shape + x.shape[dim + 1:]):
-        return x, dim, index, source, None
+            and source.dtype == x.dtype):
+        shape = x.shape  # (each .shape makes a new tuple)
+        if source.shape == shape[:dim] + index.shape + shape[dim + 1:]:
+            return x, dim, index, source, None
     x, source = as_array(x, op, "x"), as_array(source, op, "source")
     dim = canonical_dim(op, dim, x.ndim)
     shape = x.shape or (1,)
