@@ -10,7 +10,7 @@ those that apply to each file. A ``Situation`` is what a condition looks at: one
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -154,6 +154,26 @@ def distinct_counts_differ(index: Any) -> bool:
     return len({len(set(r.tolist())) for r in index}) > 1
 
 
+def situation(op: str, names: Sequence[str], args: Sequence[Any], check: str = "",
+              batched: frozenset[str] = frozenset(), batch: Sequence[Any] | None = None
+              ) -> Situation:
+    """What the records' conditions look at, for ``check`` of one call of ``op`` on ``args``
+    (one example, named ``names``). A batched check passes ``batch``: the call's arguments
+    with those in ``batched`` stacked on axis 0, whose examples' indices decide the
+    duplicates and the counts of distinct entries."""
+    named = dict(zip(names, args, strict=True))
+    index = None
+    if "index" in named:
+        index = named["index"] if batch is None else batch[list(names).index("index")]
+    mapped = "index" in batched
+    return Situation(op, check, batched=batched,
+                     duplicates=index is not None and has_duplicates(index, batched=mapped),
+                     value_array="value" in named,
+                     zero_d=frozenset(n for n, a in named.items() if np.ndim(a) == 0),
+                     ragged_unique=mapped and distinct_counts_differ(index),
+                     empty=frozenset(n for n, a in named.items() if np.size(a) == 0))
+
+
 def applicable(framework: str, situation: Situation, kind: str = "divergence"
                ) -> list[Divergence]:
     """Every record of ``kind`` whose condition holds in ``situation`` for ``framework``."""
@@ -170,4 +190,4 @@ def documented(framework: str, situation: Situation, kind: str = "divergence"
 
 
 __all__ = ["CHECKS", "DIVERGENCES", "Divergence", "Situation", "applicable",
-           "distinct_counts_differ", "documented", "has_duplicates"]
+           "distinct_counts_differ", "documented", "has_duplicates", "situation"]

@@ -23,7 +23,6 @@ are recorded in ``minigrad.testing.divergences``.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
@@ -38,9 +37,8 @@ from minigrad.testing.divergences import (
     DIVERGENCES,
     Divergence,
     Situation,
-    distinct_counts_differ,
     documented,
-    has_duplicates,
+    situation,
 )
 from minigrad.testing.frameworks import (
     FRAMEWORKS,
@@ -130,14 +128,9 @@ class Crosscheck:
 
         fw_ops = to_fw(ops)
         tol = tolerance(np.asarray(ops[0]).dtype)
-        dup = "index" in names and has_duplicates(ops[names.index("index")])
-        zero_d = frozenset(n for n, o in zip(names, ops, strict=True) if np.ndim(o) == 0)
-        empty = frozenset(n for n, o in zip(names, ops, strict=True) if np.size(o) == 0)
-        base = Situation(op, "", duplicates=dup, value_array="value" in names, zero_d=zero_d,
-                         empty=empty)
-
-        def at(check: str, **changes: Any) -> Situation:
-            return dataclasses.replace(base, check=check, **changes)
+        def at(check: str, batched: frozenset[str] = frozenset(),
+               batch: Sequence[Any] | None = None) -> Situation:
+            return situation(op, names, ops, check, batched, batch)
 
         out = np.asarray(s.call(*ops))
         self.attempt(at("forward"), s, None,
@@ -147,14 +140,10 @@ class Crosscheck:
         for axes in all_in_axes(len(ops), s.batchable):
             args = batch_args(s.make, axes, 3, self.seed)
             batched = frozenset(n for n, a in zip(names, axes, strict=True) if a is not None)
-            dup_b = "index" in names and has_duplicates(args[names.index("index")],
-                                                         batched="index" in batched)
-            ragged = "index" in batched and distinct_counts_differ(args[names.index("index")])
-            self.attempt(at("vmap", batched=batched, duplicates=dup_b, ragged_unique=ragged), s,
-                         axes, self._vmap(s, fw_fn, args, to_fw(args), axes, tol))
+            self.attempt(at("vmap", batched, args), s, axes,
+                         self._vmap(s, fw_fn, args, to_fw(args), axes, tol))
             if s.diff:
-                self.attempt(at("vmap(grad)", batched=batched, duplicates=dup_b,
-                                ragged_unique=ragged), s, axes,
+                self.attempt(at("vmap(grad)", batched, args), s, axes,
                              self._vmap_grad(s, fw_fn, args, to_fw(args), axes, out, tol))
 
     @_in_session
@@ -193,8 +182,7 @@ class Crosscheck:
                 raise Mismatch("the in-place variant did not return x itself")
             return compare([fw.numpy(fw_args[0])], [x], tol)
 
-        zero_d = frozenset(n for n, o in zip(names, ops, strict=True) if np.ndim(o) == 0)
-        self.attempt(Situation(op, "in-place", zero_d=zero_d), s, None, body)
+        self.attempt(situation(op, names, ops, "in-place"), s, None, body)
         if not s.diff:
             return
         w = np.asarray(np.random.default_rng(self.seed + 2).standard_normal(
@@ -235,13 +223,8 @@ class Crosscheck:
                     raise Mismatch(f"minigrad raised {type(mine).__name__}: {mine}")
                 return compare([fw.numpy(t) for t in got], want, tol)
 
-            dup = "index" in names and has_duplicates(args[names.index("index")],
-                                                       batched="index" in batched)
-            ragged = "index" in batched and distinct_counts_differ(args[names.index("index")])
-            self.attempt(Situation(op, "in-place vmap(grad)", batched=batched, duplicates=dup,
-                                   value_array="value" in names, zero_d=zero_d,
-                                   ragged_unique=ragged), s, axes,
-                         per_example)
+            self.attempt(situation(op, names, ops, "in-place vmap(grad)", batched, args), s,
+                         axes, per_example)
 
     def _derivatives(self, s: Sample, ops: tuple, fw_ops: list, fw_fn: Callable[..., Any],
                      out: np.ndarray, tol: float, at: Callable[..., Situation]) -> None:

@@ -45,7 +45,6 @@ output, call and divergence list from the stored inputs and reports each that di
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import os
@@ -60,8 +59,7 @@ from minigrad.testing import divergences as divergence_table
 from minigrad.testing.divergences import (
     Situation,
     applicable,
-    distinct_counts_differ,
-    has_duplicates,
+    situation,
 )
 from minigrad.testing.frameworks import FRAMEWORKS
 from minigrad.testing.frameworks import tolerance as framework_tolerance
@@ -168,30 +166,27 @@ def divergences(op: str, s: Sample, arrays: dict[str, np.ndarray]
     the facts they look at (duplicates, 0-d arguments, what is batched) are the cross-check's."""
     names = s.argnames
     diff = [names[i] for i in s.diff]
-    base = Situation(op, "", duplicates="index" in names and has_duplicates(arrays["index"]),
-                     value_array="value" in names,
-                     zero_d=frozenset(n for n in names if arrays[n].ndim == 0),
-                     empty=frozenset(n for n in names if arrays[n].size == 0))
+    example = [arrays[n] for n in names]
+
+    def at(check: str, batched: frozenset[str] = frozenset(), c: str | None = None
+           ) -> Situation:
+        batch = None if c is None else [arrays[f"{c}.{n}"] for n in names]
+        return situation(op, names, example, check, batched, batch)
+
     # each check's arrays, with what each is: "out" or the argument it is a derivative in
-    checks = [(dataclasses.replace(base, check="forward"), [("out", "out")]),
-              (dataclasses.replace(base, check="vjp"), [(f"vjp_{n}", n) for n in diff]),
-              (dataclasses.replace(base, check="jvp"), [("jvp_out", "out")])]
+    checks = [(at("forward"), [("out", "out")]),
+              (at("vjp"), [(f"vjp_{n}", n) for n in diff]),
+              (at("jvp"), [("jvp_out", "out")])]
     for axes in combinations(s):
         c = combination_name(s, axes)
         batched = frozenset(n for n, a in zip(names, axes, strict=True) if a is not None)
-        index = arrays.get(f"{c}.index")
-        situation = dataclasses.replace(
-            base, batched=batched,
-            duplicates=index is not None and has_duplicates(index, "index" in batched),
-            ragged_unique="index" in batched and distinct_counts_differ(index))
-        checks.append((dataclasses.replace(situation, check="vmap"), [(f"{c}.out", "out")]))
-        checks.append((dataclasses.replace(situation, check="vmap(grad)"),
-                       [(f"{c}.grad_{n}", n) for n in diff]))
+        checks.append((at("vmap", batched, c), [(f"{c}.out", "out")]))
+        checks.append((at("vmap(grad)", batched, c), [(f"{c}.grad_{n}", n) for n in diff]))
     found: dict[str, dict[str, list[str]]] = {fw: {} for fw in FRAMEWORKS}
     for fw in FRAMEWORKS:
-        for situation, computed in checks:
-            for d in applicable(fw, situation):
-                affects = d.affects(situation)
+        for sit, computed in checks:
+            for d in applicable(fw, sit):
+                affects = d.affects(sit)
                 found[fw].setdefault(d.id, []).extend(
                     a for a, what in computed if not affects or what in affects)
     return {fw: [{"id": i, "arrays": a} for i, a in found[fw].items() if a]
