@@ -49,6 +49,19 @@ def _vdot(a: Any, b: Any) -> float:
     return float(np.sum(np.asarray(a, np.float64) * np.asarray(b, np.float64)))
 
 
+def errors(actual: Any, expected: Any, atol: float, rtol: float
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The absolute errors of ``actual`` against ``expected`` (arrays of one shape), and where
+    they exceed ``atol + rtol * |expected|``. A NaN matches a NaN and an infinity itself;
+    complex values are compared as complex. Every comparison of results uses it."""
+    a, e = np.asarray(actual), np.asarray(expected)
+    wide = np.complex128 if "c" in (a.dtype.kind, e.dtype.kind) else np.float64
+    a, e = a.astype(wide), e.astype(wide)
+    err = np.where(np.isnan(a) & np.isnan(e), 0.0, np.abs(a - e))
+    err = np.where(np.isinf(e) & (a == e), 0.0, err)
+    return err, ~(err <= atol + rtol * np.abs(e))
+
+
 def _close(actual: Any, expected: Any, atol: float, rtol: float, what: str) -> float:
     """Assert closeness (NaNs must match); return the worst absolute error."""
     a, e = np.asarray(actual), np.asarray(expected)
@@ -56,11 +69,7 @@ def _close(actual: Any, expected: Any, atol: float, rtol: float, what: str) -> f
         raise AssertionError(f"{what}: shape {a.shape} != expected {e.shape}")
     if a.size == 0:
         return 0.0
-    a64, e64 = a.astype(np.float64), e.astype(np.float64)
-    err = np.abs(a64 - e64)
-    err = np.where(np.isnan(a64) & np.isnan(e64), 0.0, err)
-    err = np.where(np.isinf(e64) & (a64 == e64), 0.0, err)
-    bad = ~(err <= atol + rtol * np.abs(e64))
+    err, bad = errors(a, e, atol, rtol)
     if bad.any():
         raise AssertionError(f"{what}: {int(bad.sum())} of {a.size} elements differ; worst "
                              f"|error| {float(np.nanmax(err)):.3g} (atol {atol}, rtol {rtol})\n"
@@ -514,4 +523,4 @@ def _dot_product_test_fun(f: Callable[..., Any], ops: tuple, group: Sequence[int
 
 
 __all__ = ["CheckResult", "all_in_axes", "batch_args", "check_grads", "check_jvp",
-           "check_primitive", "check_vjp", "check_vmap", "numerical_jvp"]
+           "check_primitive", "check_vjp", "check_vmap", "errors", "numerical_jvp"]

@@ -19,8 +19,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from minigrad.testing.checks import all_in_axes
-from minigrad.testing.frameworks import FRAMEWORKS, INSTALL, Framework, Jax, Torch
+from minigrad.testing.checks import all_in_axes, errors
+from minigrad.testing.frameworks import FRAMEWORKS, INSTALL, Framework, Jax, Torch, tolerance
 from minigrad.testing.situations import explain
 from minigrad.transforms.grad import grad
 from minigrad.transforms.jvp import jvp
@@ -29,19 +29,6 @@ from minigrad.transforms.vmap import vmap
 from minigrad.tree import tree_flatten, tree_leaves, tree_unflatten
 
 CHECKS = ("values", "vjp", "jvp", "vmap", "vmap(grad)")
-
-# Cross-framework tolerances, absolute and relative, by dtype (those of python -m minigrad
-# crosscheck): float32 differs in summation order and fused kernels, float64 barely.
-_TOLERANCE = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4,
-              np.dtype(np.float64): 1e-10}
-
-
-def tolerance(*arrays: Any) -> float:
-    """The tolerance for comparing ``arrays``: that of their coarsest floating dtype."""
-    floats = [np.asarray(a).dtype for a in arrays if np.issubdtype(np.asarray(a).dtype,
-                                                                   np.inexact)]
-    return max((_TOLERANCE.get(np.dtype(np.finfo(d).dtype), 1e-10) for d in floats),
-               default=1e-10)
 
 
 # --------------------------------------------------------------------------- argument checks
@@ -268,11 +255,7 @@ class _Comparison:
         tol = tolerance(got, want)
         atol = tol if self.atol is None else self.atol
         rtol = tol if self.rtol is None else self.rtol
-        wide = np.complex128 if want.dtype.kind == "c" else np.float64
-        g, w = got.astype(wide), want.astype(wide)
-        err = np.where(np.isnan(g) & np.isnan(w), 0.0, np.abs(g - w))
-        err = np.where(np.isinf(w) & (g == w), 0.0, err)
-        bad = ~(err <= atol + rtol * np.abs(w))
+        err, bad = errors(got, want, atol, rtol)
         if not bad.any():
             return ""
         return (f"{what}: {int(bad.sum())} of {want.size} elements differ (worst |error| "

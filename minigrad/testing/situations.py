@@ -11,18 +11,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, Literal, make_jaxpr
-from minigrad.testing.divergences import Divergence, Situation, documented
+from minigrad.testing.divergences import Divergence, Situation, documented, has_duplicates
 from minigrad.tree import tree_leaves
 
 # The operand names of the five ops' primitives, as the divergence records name them.
 _OPERANDS = {"index_add": ("x", "index", "source"), "index_copy": ("x", "index", "source"),
              "index_fill": ("x", "index", "value"), "masked_fill": ("x", "mask", "value"),
              "masked_scatter": ("x", "mask", "source")}
-
-
-def _has_duplicates(index: Any) -> bool:
-    flat = np.asarray(index).reshape(-1)
-    return len(np.unique(flat)) < len(flat)
 
 
 def _distinct(index: Any) -> int:
@@ -78,7 +73,7 @@ def _op_situations(closed: ClosedJaxpr, examples: Sequence[Sequence[Any]],
             if fl[2]:
                 s["zero_d"].add(name)
         s["value_array"] |= "value" in names and fls[2][1]
-        s["duplicates"] |= names[1] == "index" and _has_duplicates(ins[1])
+        s["duplicates"] |= names[1] == "index" and has_duplicates(ins[1])
         if names[1] == "index":  # the examples' counts of distinct entries (_unique's length)
             s["distinct"].add(_distinct(ins[1]))
         s["empty"] |= {n for n, x in zip(names, ins, strict=True) if np.size(x) == 0}
