@@ -63,12 +63,7 @@ def main() -> None:
     args = wl.args_of(wl.make_inputs(batch))
     vg = wl.minigrad_vmap_grad()
     scalar = np.asarray(0.5)
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((8, 4))
-    index, cols = np.array([1, 5, 2]), np.array([0, 2])
-    source = rng.standard_normal((3, 4))
-    mask = rng.random((8, 4)) < 0.3
-    msource = rng.standard_normal(32)
+    x, index, cols, source, mask, msource = wl.small_inputs()
     eager = {
         "numpy negative (0-d)": lambda: np.negative(scalar),
         "bind neg (0-d)": lambda: neg_p.bind(scalar),

@@ -207,12 +207,7 @@ def per_example_section(batches: tuple[int, ...], repeats: int) -> dict[int, dic
 
 def eager_section(repeats: int) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((8, 4))
-    index = np.array([1, 5, 2])
-    cols = np.array([0, 2])
-    source = rng.standard_normal((3, 4))
-    mask = rng.random((8, 4)) < 0.3
-    msource = rng.standard_normal(32)
+    x, index, cols, source, mask, msource = wl.small_inputs(rng)  # (rng draws on, below)
 
     def np_index_add() -> np.ndarray:
         out = x.copy()
@@ -492,12 +487,7 @@ def memory_section(batches: tuple[int, ...]) -> dict[int, tuple[int, int, int]]:
 def in_place_section(repeats: int) -> dict[str, dict[str, float]]:
     """The eager in-place variants on the small input of section 2, against the plain NumPy
     in-place code (and PyTorch's in-place methods): each updates a scratch buffer."""
-    rng = np.random.default_rng(0)
-    buf = rng.standard_normal((8, 4))
-    index, cols = np.array([1, 5, 2]), np.array([0, 2])
-    source = rng.standard_normal((3, 4))
-    mask = rng.random((8, 4)) < 0.3
-    msource = rng.standard_normal(32)
+    buf, index, cols, source, mask, msource = wl.small_inputs()
     count = int(np.count_nonzero(mask))
     cases: dict[str, dict[str, Callable[[], Any]]] = {
         "index_add_": {"minigrad": lambda: mg.index_add_(buf, 0, index, source),

@@ -45,6 +45,19 @@ def make_inputs(batch: int, n: int = N, d: int = D, k: int = K, seed: int = 0
     }
 
 
+def small_inputs(rng: np.random.Generator | None = None) -> tuple[np.ndarray, ...]:
+    """The eager tables' small input, drawn from ``rng`` (a fresh seed-0 generator by default):
+    ``x`` (8, 4), an index of 3 entries, 2 columns, a ``source`` (3, 4), a mask of ``x``'s
+    shape about 30% true, and 32 elements for masked_scatter: ``(x, index, cols, source, mask,
+    msource)``."""
+    rng = np.random.default_rng(0) if rng is None else rng
+    x = rng.standard_normal((8, 4))
+    index, cols = np.array([1, 5, 2]), np.array([0, 2])
+    source = rng.standard_normal((3, 4))
+    mask = rng.random((8, 4)) < 0.3
+    return x, index, cols, source, mask, rng.standard_normal(32)
+
+
 def args_of(inputs: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
     return tuple(inputs[name] for name in ARG_NAMES)
 
