@@ -56,6 +56,7 @@ import numpy as np
 
 from minigrad.testing import all_in_axes, batch_args
 from minigrad.testing import divergences as divergence_table
+from minigrad.testing.checks import errors
 from minigrad.testing.divergences import (
     Situation,
     applicable,
@@ -356,11 +357,10 @@ def verify(directory: str) -> list[str]:
             if got is None or got.shape != want.shape or got.dtype != want.dtype:
                 continue  # already reported above, or a missing array
             tol = _tolerance(want.dtype)
-            err = np.abs(got.astype(np.float64) - want.astype(np.float64))
-            bad = err > tol + tol * np.abs(want.astype(np.float64))
+            err, bad = errors(got, want, tol, tol)
             if bad.any():
                 problems.append(f"{file}: {n} differs in {int(bad.sum())} of {want.size} "
-                                f"elements (worst |error| {float(err.max()):.3g})")
+                                f"elements (worst |error| {float(np.nanmax(err)):.3g})")
     return problems
 
 
