@@ -1,12 +1,18 @@
 """``minigrad.lax``: JAX's ``jax.lax`` names over minigrad's primitives.
 
 Each name is imported from the module of its theme; add a name by importing it here and
-listing it in ``__all__`` (the list is kept sorted by theme, then by name).
+listing it in ``__all__`` (grouped by theme, each group sorted).
 """
 
 from minigrad.lax.autodiff import stop_gradient
+from minigrad.lax.conditionals import cond, switch
+from minigrad.lax.elementwise import select
 
 __all__ = [
     # autodiff
     "stop_gradient",
+    # control flow
+    "cond", "switch",
+    # elementwise
+    "select",
 ]

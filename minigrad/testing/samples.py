@@ -455,8 +455,9 @@ def op_samples(op: str) -> list[Sample]:
 
 
 def primitives() -> dict[str, Primitive]:
-    """Every primitive defined in a module of ``minigrad.ops``, ``jit``, and every primitive
-    registered with ``register``, by name."""
+    """Every primitive defined in a module of ``minigrad.ops``, ``jit``, the control-flow
+    primitives of ``minigrad.lax``, and every primitive registered with ``register``, by
+    name."""
     found = _builtin()
     with _lock:
         found.update({name: r.prim for name, r in _registered.items()})
@@ -465,9 +466,10 @@ def primitives() -> dict[str, Primitive]:
 
 def _builtin() -> dict[str, Primitive]:
     import minigrad.ops
+    from minigrad.lax.conditionals import cond_p
     from minigrad.staging import jit_p
 
-    found: dict[str, Primitive] = {"jit": jit_p}
+    found: dict[str, Primitive] = {p.name: p for p in (jit_p, cond_p)}
     for info in sorted(pkgutil.iter_modules(minigrad.ops.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"minigrad.ops.{info.name}")
         for value in vars(module).values():

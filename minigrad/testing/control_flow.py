@@ -1,0 +1,98 @@
+"""Samples of the control-flow primitives (``cond``, ``scan``, ``while``, ``remat2``): a body
+plus operands, as op samples of a function that binds the primitive once, with a NumPy loop
+as the reference. ``check_primitive`` runs every rule through them (the batching checks batch
+the predicate and the index too, which turns ``cond`` into a select and makes ``while``'s
+predicate batched), and its staged column typechecks the nested programs each rule derives.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from minigrad import lax
+from minigrad import numpy as mnp
+from minigrad.testing.samples import F32, F64, Sample, normal
+
+_TOL = {F64: 1e-12, F32: 1e-5}
+
+
+def _sample(name: str, dtype: np.dtype, make: Callable[[np.random.Generator, np.dtype], tuple],
+            fun: Callable[..., Any], reference: Callable[..., Any], argnames: tuple[str, ...],
+            diff: tuple[int, ...], linear: tuple[tuple[int, ...], ...] = ()) -> Sample:
+    short = {F64: "f64", F32: "f32"}[dtype]
+    return Sample(f"{name}-{short}", lambda rng: make(rng, dtype), {}, diff, linear, None,
+                  reference, fun, argnames, _TOL[dtype])
+
+
+# --------------------------------------------------------------------------- cond
+
+
+def _cond_fun(p: Any, x: Any, y: Any) -> Any:
+    return lax.cond(p, lambda x, y: mnp.sin(x) * y, lambda x, y: x - y * 2.0, x, y)
+
+
+def _cond_ref(p: Any, x: Any, y: Any) -> Any:
+    return np.sin(x) * y if p else x - y * 2
+
+
+def _cond_make(rng: np.random.Generator, dtype: np.dtype) -> tuple:
+    return np.asarray(rng.random() < 0.5), normal(rng, (3,), dtype), normal(rng, (3,), dtype)
+
+
+_SCALE = np.array([1.0, -2.0, 0.5])  # a value the branches close over
+
+
+def _cond_linear(p: Any, x: Any) -> Any:
+    return lax.cond(p, lambda x: x * _SCALE.astype(x.dtype), lambda x: -x, x)
+
+
+def _number_pred(p: Any, x: Any) -> Any:
+    return lax.cond(p, lambda x: mnp.tanh(x), lambda x: x * x, x)
+
+
+def _number_make(rng: np.random.Generator, dtype: np.dtype) -> tuple:
+    return np.asarray(rng.choice([0.0, 1.5])), normal(rng, (2, 2), dtype)
+
+
+_BRANCHES = (lambda x: mnp.sin(x), lambda x: x * 3.0, lambda x: mnp.exp(mnp.tanh(x)))
+
+
+def _switch_fun(i: Any, x: Any) -> Any:
+    return lax.switch(i, _BRANCHES, x)
+
+
+def _switch_ref(i: Any, x: Any) -> Any:
+    k = min(max(int(i), 0), 2)
+    return [np.sin(x), x * 3, np.exp(np.tanh(x))][k]
+
+
+def cond_samples() -> list[Sample]:
+    return [
+        *[_sample("cond:two-operands", dt, _cond_make, _cond_fun, _cond_ref, ("pred", "x", "y"),
+                  (1, 2)) for dt in (F64, F32)],
+        _sample("cond:linear-closure", F64,
+                lambda rng, dt: (np.asarray(rng.random() < 0.5), normal(rng, (3,), dt)),
+                _cond_linear, lambda p, x: x * _SCALE if p else -x, ("pred", "x"), (1,),
+                ((1,),)),
+        _sample("cond:number-pred", F64, _number_make, _number_pred,
+                lambda p, x: np.tanh(x) if p != 0 else x * x, ("pred", "x"), (1,)),
+        _sample("switch:clamped", F64,
+                lambda rng, dt: (np.asarray(rng.integers(-2, 5)), normal(rng, (2, 3), dt)),
+                _switch_fun, _switch_ref, ("index", "x"), (1,)),
+    ]
+
+
+SAMPLES: dict[str, Callable[[], list[Sample]]] = {
+    "cond": cond_samples,
+}
+
+
+def control_flow_samples(name: str) -> list[Sample]:
+    """The samples of the control-flow primitive ``name`` (none for any other name)."""
+    make = SAMPLES.get(name)
+    return make() if make is not None else []
+
+
+__all__ = ["SAMPLES", "control_flow_samples"]
