@@ -7,12 +7,13 @@ listing it in ``__all__`` (grouped by theme, each group sorted).
 from minigrad.lax.autodiff import stop_gradient
 from minigrad.lax.conditionals import cond, switch
 from minigrad.lax.elementwise import select
+from minigrad.lax.loops import map, scan
 
 __all__ = [
     # autodiff
     "stop_gradient",
     # control flow
-    "cond", "switch",
+    "cond", "map", "scan", "switch",
     # elementwise
     "select",
 ]

@@ -84,8 +84,73 @@ def cond_samples() -> list[Sample]:
     ]
 
 
+# --------------------------------------------------------------------------- scan
+
+
+def _rnn(reverse: bool) -> Callable[..., Any]:
+    def fun(h0: Any, xs: Any, w: Any) -> Any:
+        c, ys = lax.scan(lambda h, x: (mnp.tanh(h @ w + x), h * x), h0, xs, reverse=reverse)
+        return mnp.concatenate([mnp.expand_dims(c, 0), ys])
+
+    return fun
+
+
+def _rnn_ref(reverse: bool) -> Callable[..., Any]:
+    def ref(h0: Any, xs: Any, w: Any) -> Any:
+        h, ys = h0, np.empty_like(xs)
+        for t in (range(len(xs) - 1, -1, -1) if reverse else range(len(xs))):
+            h, ys[t] = np.tanh(h @ w + xs[t]), h * xs[t]
+        return np.concatenate([h[None], ys])
+
+    return ref
+
+
+def _rnn_make(rng: np.random.Generator, dtype: np.dtype) -> tuple:
+    return (normal(rng, (3,), dtype), normal(rng, (4, 3), dtype),
+            (normal(rng, (3, 3), dtype) * 0.5).astype(dtype))
+
+
+def _scan_linear(h0: Any, xs: Any) -> Any:
+    c, ys = lax.scan(lambda c, x: (c * 0.5 + x, c), h0, xs)
+    return mnp.concatenate([mnp.expand_dims(c, 0), ys])
+
+
+def _scan_linear_ref(h0: Any, xs: Any) -> Any:
+    c, ys = h0, []
+    for x in xs:
+        ys.append(c)
+        c = c * 0.5 + x
+    return np.concatenate([c[None], np.stack(ys)])
+
+
+def _scan_length(x: Any) -> Any:
+    return lax.scan(lambda c, _: (mnp.sin(c) * 1.1, c), x, None, length=3)[1]
+
+
+def _scan_length_ref(x: Any) -> Any:
+    ys = []
+    for _ in range(3):
+        ys.append(x)
+        x = np.sin(x) * 1.1
+    return np.stack(ys)
+
+
+def scan_samples() -> list[Sample]:
+    return [
+        *[_sample("scan:rnn", dt, _rnn_make, _rnn(False), _rnn_ref(False), ("h0", "xs", "w"),
+                  (0, 1, 2)) for dt in (F64, F32)],
+        _sample("scan:rnn-reverse", F64, _rnn_make, _rnn(True), _rnn_ref(True),
+                ("h0", "xs", "w"), (0, 1, 2)),
+        _sample("scan:linear", F64, lambda rng, dt: (normal(rng, (2,), dt),
+                                                     normal(rng, (3, 2), dt)),
+                _scan_linear, _scan_linear_ref, ("h0", "xs"), (0, 1), ((0, 1),)),
+        _sample("scan:xs=None", F64, lambda rng, dt: (normal(rng, (2, 2), dt),), _scan_length,
+                _scan_length_ref, ("init",), (0,)),
+    ]
+
+
 SAMPLES: dict[str, Callable[[], list[Sample]]] = {
-    "cond": cond_samples,
+    "cond": cond_samples, "scan": scan_samples,
 }
 
 
