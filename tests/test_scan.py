@@ -1,4 +1,4 @@
-"""lax.scan and lax.map: JAX's semantics, the programs each rule
+"""lax.scan, lax.map and fori_loop with static bounds: JAX's semantics, the programs each rule
 makes (never unrolled), the residuals partial evaluation keeps, and the errors."""
 
 from __future__ import annotations
@@ -121,6 +121,21 @@ def test_errors(call: Any, error: type, match: str) -> None:
 # --------------------------------------------------------------------------- programs
 
 
+def test_one_equation_whatever_the_length() -> None:
+    def f(x, n):
+        return lax.fori_loop(0, n, lambda i, c: mnp.sin(c) * x, x)
+
+    small = mg.make_jaxpr(lambda x: f(x, 3))(1.0)
+    big = mg.make_jaxpr(lambda x: f(x, 300))(1.0)
+    assert prims(small) == prims(big) == ["scan"]
+    assert str(small).replace("length=3", "length=300") == str(big)
+    g_small = mg.make_jaxpr(mg.grad(lambda x: f(x, 3)))(1.0)
+    g_big = mg.make_jaxpr(mg.grad(lambda x: f(x, 300)))(1.0)
+    assert prims(g_small) == prims(g_big)
+    forward, backward = scans(g_small)
+    assert not forward.params["reverse"] and backward.params["reverse"]
+
+
 def test_grad_program_hoists_and_forwards_residuals() -> None:
     # w is loop-invariant: a const of the backward scan, never stacked; x_t is read from the xs
     # themselves; only per-iteration values (h_t, tanh', sin h_t, cos h_t) are stacked
@@ -199,6 +214,21 @@ def test_vmap_axis_1_in_and_out() -> None:
     xs = np.arange(12.0).reshape(4, 3)  # scan axis 0, batch axis 1
     out = mg.vmap(f, in_axes=1, out_axes=1)(xs)
     np.testing.assert_array_equal(out, np.stack([f(xs[:, b]) for b in range(3)], axis=1))
+
+
+def test_fori_loop_with_static_bounds_is_a_scan() -> None:
+    body = lambda i, x: x * mnp.sin(x + i)  # noqa: E731
+    f = lambda x: lax.fori_loop(1, 4, body, x)  # noqa: E731
+    assert prims(mg.make_jaxpr(f)(0.5)) == ["scan"]
+    x, expected = np.float64(0.5), np.float64(0.5)
+    for i in range(1, 4):
+        expected = expected * np.sin(expected + i)
+    assert f(x) == expected
+    check_grads(f, [x], order=2)
+    assert lax.fori_loop(5, 2, body, x) == x  # upper <= lower: the init
+
+
+# --------------------------------------------------------------------------- jit
 
 
 def test_jit_generates_a_for_loop_compiled_once() -> None:

@@ -3,6 +3,7 @@ plus operands, as op samples of a function that binds the primitive once, with a
 as the reference. ``check_primitive`` runs every rule through them (the batching checks batch
 the predicate and the index too, which turns ``cond`` into a select and makes ``while``'s
 predicate batched), and its staged column typechecks the nested programs each rule derives.
+A ``while`` has forward mode only: its samples say so (``reverse=False``).
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ _TOL = {F64: 1e-12, F32: 1e-5}
 
 def _sample(name: str, dtype: np.dtype, make: Callable[[np.random.Generator, np.dtype], tuple],
             fun: Callable[..., Any], reference: Callable[..., Any], argnames: tuple[str, ...],
-            diff: tuple[int, ...], linear: tuple[tuple[int, ...], ...] = ()) -> Sample:
+            diff: tuple[int, ...], linear: tuple[tuple[int, ...], ...] = (),
+            reverse: bool = True) -> Sample:
     short = {F64: "f64", F32: "f32"}[dtype]
     return Sample(f"{name}-{short}", lambda rng: make(rng, dtype), {}, diff, linear, None,
-                  reference, fun, argnames, _TOL[dtype])
+                  reference, fun, argnames, _TOL[dtype], reverse)
 
 
 # --------------------------------------------------------------------------- cond
@@ -149,8 +151,45 @@ def scan_samples() -> list[Sample]:
     ]
 
 
+# --------------------------------------------------------------------------- while
+
+
+def _counted(x: Any, n: Any) -> Any:
+    return lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, mnp.sin(c[1]) * 1.1 + 0.1),
+                          (0, x))[1]
+
+
+def _counted_ref(x: Any, n: Any) -> Any:
+    for _ in range(int(n)):
+        x = np.sin(x) * 1.1 + 0.1
+    return x
+
+
+def _doubling(x: Any) -> Any:
+    return lax.while_loop(lambda c: mnp.sum(c) < 10.0, lambda c: c * 2.0, x)
+
+
+def _doubling_ref(x: Any) -> Any:
+    while x.sum() < 10:
+        x = x * 2
+    return x
+
+
+def while_samples() -> list[Sample]:
+    # (the doubling loop's sum starts in [0.7, 1.2]: 4 steps, far from any boundary, so
+    # finite differences never change the trip count)
+    return [
+        *[_sample("while:counted", dt,
+                  lambda rng, dt: (normal(rng, (3,), dt), np.asarray(rng.integers(0, 5))),
+                  _counted, _counted_ref, ("x", "n"), (0,), reverse=False) for dt in (F64, F32)],
+        _sample("while:doubling", F64,
+                lambda rng, dt: (np.full(2, rng.uniform(0.35, 0.6), dt),), _doubling,
+                _doubling_ref, ("x",), (0,), reverse=False),
+    ]
+
+
 SAMPLES: dict[str, Callable[[], list[Sample]]] = {
-    "cond": cond_samples, "scan": scan_samples,
+    "cond": cond_samples, "scan": scan_samples, "while": while_samples,
 }
 
 
