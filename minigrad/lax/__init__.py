@@ -8,11 +8,12 @@ from minigrad.lax.autodiff import stop_gradient
 from minigrad.lax.conditionals import cond, switch
 from minigrad.lax.elementwise import select
 from minigrad.lax.loops import map, scan
+from minigrad.lax.remat import checkpoint, remat
 from minigrad.lax.while_loop import fori_loop, while_loop
 
 __all__ = [
     # autodiff
-    "stop_gradient",
+    "checkpoint", "remat", "stop_gradient",
     # control flow
     "cond", "fori_loop", "map", "scan", "switch", "while_loop",
     # elementwise

@@ -188,8 +188,28 @@ def while_samples() -> list[Sample]:
     ]
 
 
+# --------------------------------------------------------------------------- remat
+
+
+def _remat_fun(x: Any, y: Any) -> Any:
+    return lax.checkpoint(lambda x, y: mnp.sin(x) * mnp.tanh(y) + x)(x, y)
+
+
+def remat_samples() -> list[Sample]:
+    return [
+        *[_sample("checkpoint:two-operands", dt,
+                  lambda rng, dt: (normal(rng, (2, 3), dt), normal(rng, (2, 3), dt)),
+                  _remat_fun, lambda x, y: np.sin(x) * np.tanh(y) + x, ("x", "y"), (0, 1))
+          for dt in (F64, F32)],
+        _sample("checkpoint:linear", F64, lambda rng, dt: (normal(rng, (4,), dt),),
+                lax.checkpoint(lambda x: mnp.cumsum(x * 3.0)), lambda x: np.cumsum(x * 3),
+                ("x",), (0,), ((0,),)),
+    ]
+
+
 SAMPLES: dict[str, Callable[[], list[Sample]]] = {
     "cond": cond_samples, "scan": scan_samples, "while": while_samples,
+    "remat2": remat_samples,
 }
 
 

@@ -471,10 +471,11 @@ def _builtin() -> dict[str, Primitive]:
     import minigrad.ops
     from minigrad.lax.conditionals import cond_p
     from minigrad.lax.loops import scan_p
+    from minigrad.lax.remat import remat_p
     from minigrad.lax.while_loop import while_p
     from minigrad.staging import jit_p
 
-    found: dict[str, Primitive] = {p.name: p for p in (jit_p, cond_p, scan_p, while_p)}
+    found: dict[str, Primitive] = {p.name: p for p in (jit_p, cond_p, scan_p, while_p, remat_p)}
     for info in sorted(pkgutil.iter_modules(minigrad.ops.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"minigrad.ops.{info.name}")
         for value in vars(module).values():
