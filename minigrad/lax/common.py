@@ -354,6 +354,17 @@ def donated_carries(avals: Sequence[ShapedArray]) -> list[bool]:
     return [a.size >= DONATE_MIN_SIZE for a in avals]
 
 
+def unaliased(outs: Sequence[Any], args: Sequence[Any]) -> list[Any]:
+    """``outs`` with a copy of every array that may share memory with one of ``args`` (a
+    branch or a loop that returns its operand gives the caller a new array, which it may
+    write). The copy keeps the array's memory order (``np.copy``), so a later reduction of it
+    sums in the same order as the same program staged, where the operand itself flows on."""
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    return [np.copy(o) if isinstance(o, np.ndarray) and any(np.may_share_memory(o, a)
+                                                            for a in arrays) else o
+            for o in outs]
+
+
 def lane_select(pred: Any, x: Any, y: Any) -> Any:
     """``select`` of whole lanes: ``pred`` has one entry per lane (the leading axis of ``x``
     and ``y``)."""
@@ -395,4 +406,4 @@ __all__ = ["DONATE_MIN_SIZE", "Split", "batch_jaxpr", "bind_program", "check_sam
            "depends_on", "describe", "differentiable", "donated_carries", "hoist_invariants",
            "in_avals", "instantiate_zero", "jvp_jaxpr", "lane_select", "out_avals",
            "partial_eval_jaxpr", "permute", "promote_weak", "run_jaxpr", "tangent_aval",
-           "trace_body", "weak_leaves", "with_leading_invars"]
+           "trace_body", "unaliased", "weak_leaves", "with_leading_invars"]

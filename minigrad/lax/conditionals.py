@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.api_util import as_operand, unaliased
+from minigrad.api_util import as_operand
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, JaxprTrace, Var, partial_eval_rules
 from minigrad.lax.common import (
@@ -42,6 +42,7 @@ from minigrad.lax.common import (
     run_jaxpr,
     tangent_aval,
     trace_body,
+    unaliased,
 )
 from minigrad.ops.elementwise import convert_element_type, eq, gt, lt, ne, select
 from minigrad.ops.stop_gradient import stop_gradient

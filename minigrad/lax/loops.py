@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.api_util import as_operand, check_callable, unaliased
+from minigrad.api_util import as_operand, check_callable
 from minigrad.core import (
     Primitive,
     ShapedArray,
@@ -57,6 +57,7 @@ from minigrad.lax.common import (
     run_jaxpr,
     tangent_aval,
     trace_body,
+    unaliased,
     weak_leaves,
 )
 from minigrad.ops.elementwise import add

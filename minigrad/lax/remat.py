@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Sequence
 
-from minigrad.api_util import as_operand, check_callable, unaliased
+from minigrad.api_util import as_operand, check_callable
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, set_current_trace
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, JaxprTrace, dce_jaxpr, partial_eval_rules
 from minigrad.lax.common import (
@@ -38,6 +38,7 @@ from minigrad.lax.common import (
     run_jaxpr,
     tangent_aval,
     trace_body,
+    unaliased,
 )
 from minigrad.ops.structural import moveaxis
 from minigrad.staging.call import derived, trace_program, transpose_program

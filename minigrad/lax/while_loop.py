@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from minigrad.api_util import as_operand, check_callable, unaliased
+from minigrad.api_util import as_operand, check_callable
 from minigrad.core import Primitive, ShapedArray, Tracer, Zero, get_aval
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, JaxprTrace, Var, dce_jaxpr, partial_eval_rules
 from minigrad.lax.common import (
@@ -48,6 +48,7 @@ from minigrad.lax.common import (
     run_jaxpr,
     tangent_aval,
     trace_body,
+    unaliased,
     weak_leaves,
 )
 from minigrad.lax.loops import _fixpoint, _scan
