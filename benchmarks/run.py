@@ -59,6 +59,7 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]  # minigrad from this checkout
 
+import control_flow  # noqa: E402
 import workload as wl  # noqa: E402
 
 import minigrad as mg  # noqa: E402
@@ -864,6 +865,8 @@ def main() -> None:
     jit = jit_section(repeats)
     print("\n8. eager in-place variants", flush=True)
     in_place = in_place_section(repeats)
+    print("\n9. control flow (benchmarks/control_flow.py)", flush=True)
+    control_flow_md = control_flow.section(repeats, opts.quick)
     print(f"\n6. against revision {opts.baseline}", flush=True)
     base = baseline_section(opts.baseline, max(6, repeats // 2 * 2))
 
@@ -962,6 +965,7 @@ def main() -> None:
         jit_first=jit_md, jit_passes=passes_md, jit_hit=hit_md, jit_fusion=fusion_text(res),
         in_place=in_place_md,
         date=time.strftime("%Y-%m-%d"), repeats=repeats)
+    page += control_flow_md
     (docs / "benchmarks.md").write_text(page)
     print(f"\nwrote {docs / 'benchmarks.md'}")
 
