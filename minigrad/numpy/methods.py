@@ -1,0 +1,128 @@
+"""Tracers' operators and methods, and NumPy's protocols on tracers (``np.sin(t)``).
+
+The core defines Tracer without arithmetic: minigrad.numpy is built on the ops, which are built
+on the core, so the operators are installed on the class from here (as jax.numpy installs its
+operators), not imported by the core.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from minigrad.core import Tracer
+from minigrad.numpy.contractions import dot, matmul, vdot
+from minigrad.numpy.creation import full_like, ones_like, zeros_like
+from minigrad.numpy.indexing import getitem, take
+from minigrad.numpy.reductions import cumsum, max, mean, sum
+from minigrad.numpy.shape import (
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    moveaxis,
+    ravel,
+    reshape,
+    squeeze,
+    stack,
+    swapaxes,
+    transpose,
+)
+from minigrad.numpy.ufuncs import (
+    add,
+    astype,
+    cos,
+    divide,
+    equal,
+    exp,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    not_equal,
+    power,
+    sin,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+    where,
+)
+from minigrad.ops.index_add import index_add
+from minigrad.ops.index_copy import index_copy
+from minigrad.ops.index_fill import index_fill
+from minigrad.ops.masked_fill import masked_fill
+from minigrad.ops.masked_scatter import masked_scatter
+
+_UFUNCS: dict[Any, Callable[..., Any]] = {
+    np.add: add, np.subtract: subtract, np.multiply: multiply, np.divide: divide,
+    np.power: power, np.maximum: maximum, np.minimum: minimum, np.negative: negative,
+    np.exp: exp, np.log: log, np.sin: sin, np.cos: cos, np.tanh: tanh, np.sqrt: sqrt,
+    np.square: square, np.equal: equal, np.not_equal: not_equal, np.less: less,
+    np.less_equal: less_equal, np.greater: greater, np.greater_equal: greater_equal,
+    np.matmul: matmul,
+}
+
+_FUNCTIONS: dict[Any, Callable[..., Any]] = {
+    np.sum: sum, np.max: max, np.amax: max, np.mean: mean, np.reshape: reshape,
+    np.ravel: ravel, np.transpose: transpose, np.moveaxis: moveaxis, np.swapaxes: swapaxes,
+    np.squeeze: squeeze, np.expand_dims: expand_dims, np.concatenate: concatenate,
+    np.stack: stack, np.cumsum: cumsum, np.matmul: matmul, np.dot: dot, np.vdot: vdot,
+    np.take: take, np.where: where, np.zeros_like: zeros_like, np.ones_like: ones_like,
+    np.full_like: full_like, np.broadcast_to: broadcast_to, np.shape: lambda x: x.shape,
+    np.ndim: lambda x: x.ndim, np.size: lambda x: x.size,
+}
+
+
+def _array_ufunc(self: Tracer, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    fn = _UFUNCS.get(ufunc)
+    if fn is None or method != "__call__" or kwargs:
+        what = ufunc.__name__ + ("" if method == "__call__" else f".{method}")
+        extra = f" with keyword arguments {sorted(kwargs)}" if kwargs and fn else ""
+        raise TypeError(f"numpy.{what}{extra} is not supported on minigrad tracers; use the "
+                        f"functions in minigrad.numpy")
+    return fn(*inputs)
+
+
+def _array_function(self: Tracer, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+    fn = _FUNCTIONS.get(func)
+    if fn is None:
+        name = f"{getattr(func, '__module__', None) or 'numpy'}.{func.__name__}"
+        raise TypeError(f"{name} is not supported on minigrad tracers; use the "
+                        f"functions in minigrad.numpy")
+    return fn(*args, **kwargs)
+
+
+# --------------------------------------------------------------------------- tracer methods
+
+# The core defines Tracer without arithmetic: the functions above are built on the ops, which
+# are built on the core, so they are installed on the class from here (as jax.numpy installs
+# its operators), not imported by the core.
+_TRACER_METHODS: dict[str, Callable[..., Any]] = {
+    "__neg__": negative, "__pos__": lambda x: x,
+    "__add__": add, "__radd__": lambda x, o: add(o, x),
+    "__sub__": subtract, "__rsub__": lambda x, o: subtract(o, x),
+    "__mul__": multiply, "__rmul__": lambda x, o: multiply(o, x),
+    "__truediv__": divide, "__rtruediv__": lambda x, o: divide(o, x),
+    "__pow__": power, "__rpow__": lambda x, o: power(o, x),
+    "__matmul__": matmul, "__rmatmul__": lambda x, o: matmul(o, x),
+    "__eq__": equal, "__ne__": not_equal, "__lt__": less, "__le__": less_equal,
+    "__gt__": greater, "__ge__": greater_equal, "__getitem__": getitem,
+    "__array_ufunc__": _array_ufunc, "__array_function__": _array_function,
+    "sum": sum, "max": max, "mean": mean, "reshape": reshape, "transpose": transpose,
+    "squeeze": squeeze, "astype": astype, "cumsum": cumsum, "take": take, "ravel": ravel,
+    "swapaxes": swapaxes, "dot": dot,
+    # the five ops: t.index_add(dim, index, source)
+    "index_add": index_add, "index_copy": index_copy, "index_fill": index_fill,
+    "masked_fill": masked_fill, "masked_scatter": masked_scatter,
+}
+for _name, _method in _TRACER_METHODS.items():
+    setattr(Tracer, _name, _method)
+Tracer.T = property(transpose)  # type: ignore[attr-defined]
+
+Tracer.T = property(transpose)  # type: ignore[attr-defined]

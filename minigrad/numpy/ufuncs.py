@@ -1,0 +1,97 @@
+"""Elementwise functions: NumPy's ufuncs over the elementwise primitives.
+
+Each is defined through one of two family helpers: ``_binary`` promotes and broadcasts its two
+operands (NumPy 2's rules), ``_unary`` converts an integer operand to float where NumPy does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from minigrad.core import get_aval
+from minigrad.numpy.util import ArrayLike, asarray, check_broadcast, float_dtype, is_array, promote
+from minigrad.ops import elementwise as ew
+from minigrad.ops import structural as st
+
+
+def _binary(prim_fn: Callable[[Any, Any], Any], float_only: bool = False
+            ) -> Callable[[ArrayLike, ArrayLike], Any]:
+    def fn(x: ArrayLike, y: ArrayLike) -> Any:
+        dtype = float_dtype(x, y) if float_only else None
+        return prim_fn(*promote(x, y, dtype=dtype, name=fn.__name__))
+
+    fn.__name__ = prim_fn.__name__
+    return fn
+
+
+def _unary(prim_fn: Callable[[Any], Any], float_only: bool = True) -> Callable[[ArrayLike], Any]:
+    def fn(x: ArrayLike) -> Any:
+        x = asarray(x)
+        if float_only and get_aval(x).dtype.kind not in "fc":  # float_dtype(x), for one x
+            x = ew.convert_element_type(x, np.float64)
+        return prim_fn(x)
+
+    fn.__name__ = prim_fn.__name__
+    return fn
+
+
+add = _binary(ew.add)
+subtract = _binary(ew.sub)
+multiply = _binary(ew.mul)
+divide = true_divide = _binary(ew.div, float_only=True)
+_power = _binary(ew.pow_)
+
+
+def power(x: ArrayLike, y: ArrayLike) -> Any:
+    """``x ** y``; a Python int exponent uses the cheaper ``integer_pow``."""
+    if isinstance(y, int) and not isinstance(y, bool) and is_array(x):
+        dtype = get_aval(x).dtype
+        if y < 0 and not np.issubdtype(dtype, np.inexact):
+            raise ValueError("power: integers to negative integer powers are not allowed")
+        return ew.integer_pow(x, y)
+    return _power(x, y)
+
+
+maximum = _binary(ew.maximum)
+equal = _binary(ew.eq)
+not_equal = _binary(ew.ne)
+less = _binary(ew.lt)
+less_equal = _binary(ew.le)
+greater = _binary(ew.gt)
+greater_equal = _binary(ew.ge)
+negative = _unary(ew.neg, float_only=False)
+exp = _unary(ew.exp)
+log = _unary(ew.log)
+sin = _unary(ew.sin)
+cos = _unary(ew.cos)
+tanh = _unary(ew.tanh)
+sqrt = _unary(ew.sqrt)
+
+
+def minimum(x: ArrayLike, y: ArrayLike) -> Any:
+    x, y = promote(x, y)  # first, so that a Python scalar takes the array's dtype
+    if np.issubdtype(get_aval(x).dtype, np.inexact):
+        return negative(maximum(negative(x), negative(y)))  # max's tie and NaN semantics
+    return ew.select(ew.le(x, y), x, y)  # integers and bools: negation would wrap
+
+
+def square(x: ArrayLike) -> Any:
+    x = asarray(x)
+    return multiply(x, x)
+
+
+def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Any:
+    """``x`` where ``condition`` holds, else ``y``, with NumPy broadcasting."""
+    condition = asarray(condition)
+    if get_aval(condition).dtype != np.bool_:
+        condition = not_equal(condition, 0)
+    x, y = promote(x, y, name="where")
+    shape = check_broadcast("where", get_aval(condition).shape, get_aval(x).shape)
+    return ew.select(st.broadcast_to(condition, shape), st.broadcast_to(x, shape),
+                     st.broadcast_to(y, shape))
+
+
+def astype(x: ArrayLike, dtype: Any) -> Any:
+    return ew.convert_element_type(asarray(x), dtype)

@@ -1,0 +1,102 @@
+"""What every family of minigrad.numpy shares: conversion, promotion, broadcasting and axes.
+
+These resolve what the primitives leave to the caller: NumPy broadcasting, dtype promotion (a
+Python scalar takes the array's dtype, so float32 stays float32: NumPy 2's rule), negative axes.
+They work on ndarrays and on tracers alike. Not exported from ``minigrad.numpy``.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from minigrad.core import Tracer, get_aval
+from minigrad.ops import elementwise as ew
+from minigrad.ops import structural as st
+from minigrad.rebind import note_view
+
+ArrayLike = Any
+Axis = int | Sequence[int] | None
+
+
+def is_array(x: Any) -> bool:
+    return isinstance(x, (Tracer, np.ndarray, np.generic))
+
+
+def asarray(x: ArrayLike, dtype: Any = None) -> Any:
+    """Tracers pass through (converted if ``dtype`` differs); anything else becomes an ndarray."""
+    if isinstance(x, Tracer):
+        return x if dtype is None else ew.convert_element_type(x, dtype)
+    out = np.asarray(x, dtype=dtype)
+    if out.dtype == object:
+        raise TypeError(f"expected an array or a number; got {type(x).__name__}")
+    return out
+
+
+def result_dtype(*xs: ArrayLike) -> np.dtype:
+    # Python scalars are "weak" under NumPy 2: they adopt the arrays' dtype.
+    return np.result_type(*[x.dtype if is_array(x) else x for x in xs])
+
+
+def check_broadcast(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """``np.broadcast_shapes``, with an error naming the function instead of NumPy's."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(f"{name}: operands must broadcast together (equal sizes or 1 in each "
+                         f"axis, aligned from the right); got shapes "
+                         f"{', '.join(map(str, shapes))}") from None
+
+
+def promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcast"
+            ) -> list[Any]:
+    """Convert to one dtype and broadcast to one shape, NumPy's way."""
+    dtype = result_dtype(*xs) if dtype is None else dtype
+    arrays = [asarray(x, dtype) if not is_array(x) else ew.convert_element_type(x, dtype)
+              for x in xs]
+    shapes = [get_aval(a).shape for a in arrays]
+    if all(s == shapes[0] for s in shapes):  # nothing to broadcast: the common case
+        return arrays
+    shape = check_broadcast(name, *shapes)
+    # (the shapes are checked: straight to the structural op)
+    return [a if s == shape else st.broadcast_to(a, shape)
+            for a, s in zip(arrays, shapes, strict=True)]
+
+
+def float_dtype(*xs: ArrayLike) -> np.dtype:
+    dtype = result_dtype(*xs)
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)  # floating or complex
+
+
+def returns_view(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``'s result is what NumPy makes a view of its first argument: recorded when that is
+    a tracer, so an in-place update under a transform can refuse what it cannot express
+    (``minigrad.rebind``)."""
+    @functools.wraps(fn)
+    def view(x: Any, *args: Any, **kwargs: Any) -> Any:
+        out = fn(x, *args, **kwargs)
+        return note_view(out, x) if isinstance(x, Tracer) else out
+
+    return view
+
+
+def canonical_axes(axis: Axis, ndim: int, fn: str) -> tuple[int, ...]:
+    """``axis`` (None, an int or a sequence, negatives counting from the end) as sorted
+    non-negative axes; out of range or repeated axes are errors naming ``fn``."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    for a in axes:
+        if not -max(ndim, 1) <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+            raise ValueError(f"{fn}: axis {a} is out of range for an array of rank {ndim}")
+    out = tuple(sorted(int(a) % ndim for a in axes)) if ndim else ()
+    if len(set(out)) != len(out):
+        raise ValueError(f"{fn}: axes must be distinct; got {axis}")
+    return out
+
+
+def keep(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    """A reduction's result with its reduced ``axes`` put back as size 1 if ``keepdims``."""
+    return st.expand_dims(x, axes) if keepdims else x
