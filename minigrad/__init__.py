@@ -1,6 +1,8 @@
 """minigrad: JAX-style automatic differentiation and vectorization in pure NumPy."""
 
 from minigrad import collectives, numpy
+from minigrad.array import Array
+from minigrad.config import config, enable_x64
 from minigrad.core import Primitive, ShapedArray, UnexpectedTracerError, float0
 from minigrad.custom_rules import custom_jvp, custom_vjp, custom_vmap
 from minigrad.inplace import (
@@ -35,6 +37,7 @@ from minigrad.tree import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Array", "config", "enable_x64",
     "ClosedJaxpr", "InPlaceError", "Primitive", "ShapedArray", "UnexpectedTracerError",
     "collectives", "custom_jvp", "custom_vjp", "custom_vmap", "eval_jaxpr", "float0",
     "functionalize", "grad", "hessian", "index_add", "index_add_", "index_copy", "index_copy_",

@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from minigrad import core
 from minigrad.core import Tracer, escaped_tracer_error
 from minigrad.tree import PyTreeDef, leaf_paths, tree_unflatten
 
@@ -55,11 +56,12 @@ def unaliased(outs: Sequence[Any], args: Sequence[Any]) -> list[Any]:
     """``outs`` with a copy of every array that may share memory with one of ``args``: a
     transform's results never alias its arguments (a value passed straight through, like the
     tangent of ``x + 1``, is the caller's own array), so writing into a result never changes an
-    argument. Arrays made by the computation are returned as they are."""
+    argument. Arrays made by the computation are returned as they are. Either way they leave as
+    eager arrays (``minigrad.Array``, a view)."""
     arrays = [a for a in args if isinstance(a, np.ndarray)]
-    return [o.copy() if isinstance(o, np.ndarray) and any(np.may_share_memory(o, a)
-                                                         for a in arrays) else o
-            for o in outs]
+    return [core.to_eager_array(o.copy() if any(np.may_share_memory(o, a) for a in arrays)
+                                else o)
+            if isinstance(o, np.ndarray) else o for o in outs]
 
 
 def as_output(x: Any, transform: str) -> Any:

@@ -15,13 +15,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "minigrad"
 # Each layer may import its own modules and those of the layers before it. A name ending in
 # ".*" covers a subpackage (its __init__ and every module in it).
 LAYERS = [
+    ("flags and default dtypes", ["minigrad.config", "minigrad.dtypes"]),
     ("core", ["minigrad.core"]),
     ("tree and jaxpr", ["minigrad.tree", "minigrad.api_util", "minigrad.jaxpr"]),
     ("ops", ["minigrad.ops.*"]),
     ("transforms", ["minigrad.transforms.*"]),
     ("rebinding (in-place updates under transforms)", ["minigrad.rebind"]),
     ("staging", ["minigrad.staging.*"]),
-    ("user API", ["minigrad.numpy.*", "minigrad.inplace", "minigrad.custom_rules",
+    ("user API", ["minigrad.numpy.*", "minigrad.array", "minigrad.inplace", "minigrad.custom_rules",
                   "minigrad.collectives", "minigrad.graph",
                   "minigrad"]),
     ("testing", ["minigrad.testing.*"]),

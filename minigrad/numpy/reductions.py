@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import get_aval
+from minigrad.dtypes import default_int_dtype
 from minigrad.numpy.shape import ravel
 from minigrad.numpy.ufuncs import divide
 from minigrad.numpy.util import ArrayLike, Axis, asarray, canonical_axes, float_dtype, keep
@@ -19,7 +20,7 @@ def sum(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Any:
     x = asarray(x)
     axes = canonical_axes(axis, get_aval(x).ndim, "sum")
     if get_aval(x).dtype == np.bool_:
-        x = ew.convert_element_type(x, np.int64)
+        x = ew.convert_element_type(x, default_int_dtype())
     return keep(st.reduce_sum(x, axes), axes, keepdims)
 
 
@@ -44,7 +45,7 @@ def cumsum(x: ArrayLike, axis: int | None = None) -> Any:
     if axis is None:
         x, axis = ravel(x), 0
     if get_aval(x).dtype == np.bool_:
-        x = ew.convert_element_type(x, np.int64)
+        x = ew.convert_element_type(x, default_int_dtype())
     (ax,) = canonical_axes(axis, get_aval(x).ndim, "cumsum")
     return st.cumsum(x, ax)
 

@@ -11,6 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.core import get_aval
+from minigrad.dtypes import default_float_dtype
 from minigrad.numpy.util import ArrayLike, asarray, check_broadcast, float_dtype, is_array, promote
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
@@ -30,7 +31,7 @@ def _unary(prim_fn: Callable[[Any], Any], float_only: bool = True) -> Callable[[
     def fn(x: ArrayLike) -> Any:
         x = asarray(x)
         if float_only and get_aval(x).dtype.kind not in "fc":  # float_dtype(x), for one x
-            x = ew.convert_element_type(x, np.float64)
+            x = ew.convert_element_type(x, default_float_dtype())
         return prim_fn(x)
 
     fn.__name__ = prim_fn.__name__

@@ -12,7 +12,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from minigrad import core
 from minigrad.core import Tracer, get_aval
+from minigrad.dtypes import canonicalize_dtype, default_float_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.rebind import note_view
@@ -26,18 +28,38 @@ def is_array(x: Any) -> bool:
 
 
 def asarray(x: ArrayLike, dtype: Any = None) -> Any:
-    """Tracers pass through (converted if ``dtype`` differs); anything else becomes an ndarray."""
+    """Tracers pass through (converted if ``dtype`` differs); anything else becomes an eager
+    array (``minigrad.Array``: a view of an ndarray, never a copy unless a dtype asks for one)."""
     if isinstance(x, Tracer):
         return x if dtype is None else ew.convert_element_type(x, dtype)
-    out = np.asarray(x, dtype=dtype)
-    if out.dtype == object:
-        raise TypeError(f"expected an array or a number; got {type(x).__name__}")
-    return out
+    if type(x) is core.eager_array_type and dtype is None:
+        out = x
+    else:
+        if dtype is None and isinstance(x, (bool, int, float, complex)):
+            dtype = result_dtype(x)  # alone, a Python scalar takes the default dtype of its kind
+        out = np.asarray(x, dtype=dtype)
+        if out.dtype == object:
+            raise TypeError(f"expected an array or a number; got {type(x).__name__}")
+    canonical = canonicalize_dtype(out.dtype)  # (x64 off: a 64-bit array becomes 32-bit)
+    return core.to_eager_array(out if canonical == out.dtype else out.astype(canonical))
 
 
 def result_dtype(*xs: ArrayLike) -> np.dtype:
     # Python scalars are "weak" under NumPy 2: they adopt the arrays' dtype.
-    return np.result_type(*[x.dtype if is_array(x) else x for x in xs])
+    return canonicalize_dtype(np.result_type(*[x.dtype if is_array(x) else x for x in xs]))
+
+
+def dtype_arg(dtype: Any, fn: str, default: np.dtype | None = None) -> np.dtype:
+    """A function's ``dtype=`` argument: None gives ``default`` (the default float unless
+    given), anything else its canonical form (with x64 off, a 64-bit dtype is truncated to 32
+    bits, with a warning naming ``fn``)."""
+    if dtype is None:
+        return default_float_dtype() if default is None else default
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{fn}: dtype must be a NumPy dtype or its name; got {dtype!r}") from None
+    return canonicalize_dtype(dtype, requested_by=fn)
 
 
 def check_broadcast(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -67,7 +89,7 @@ def promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcas
 
 def float_dtype(*xs: ArrayLike) -> np.dtype:
     dtype = result_dtype(*xs)
-    return dtype if dtype.kind in "fc" else np.dtype(np.float64)  # floating or complex
+    return dtype if dtype.kind in "fc" else default_float_dtype()  # floating or complex
 
 
 def returns_view(fn: Callable[..., Any]) -> Callable[..., Any]:

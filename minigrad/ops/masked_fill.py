@@ -35,7 +35,7 @@ def masked_fill(x: Any, mask: Any, value: Any) -> Any:
     >>> import numpy as np
     >>> from minigrad.ops.masked_fill import masked_fill
     >>> masked_fill(np.array([1., 2., 3.]), np.array([True, False, True]), 0.5)
-    array([0.5, 2. , 0.5])
+    Array([0.5, 2. , 0.5], dtype=float64)
     """
     operands, params, _ = masked_fill_operands(x, mask, value)
     return masked_fill_p.bind(*operands, **params)

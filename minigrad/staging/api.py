@@ -256,7 +256,7 @@ def functionalize(fun: Callable[..., Any]) -> Functionalized:
     ...     return x.sum()
     >>> x = np.zeros(3)
     >>> mg.functionalize(f)(x), x
-    (array(9.), array([9., 0., 0.]))
+    (Array(9., dtype=float64), array([9., 0., 0.]))
     """
     check_callable("functionalize", fun)
     return Functionalized(fun, (), (), ())
@@ -295,7 +295,7 @@ def jit(fun: Callable[..., Any] | None = None, *, in_shardings: Any = None,
     >>> import minigrad as mg, numpy as np
     >>> f = mg.jit(lambda x: mg.numpy.sin(x) * 2.0)
     >>> f(np.zeros(2))
-    array([0., 0.])
+    Array([0., 0.], dtype=float64)
     """
     check_unsupported("jit", in_shardings=in_shardings, out_shardings=out_shardings,
                       device=device, backend=backend, compiler_options=compiler_options)

@@ -120,7 +120,7 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
 
     >>> import minigrad as mg, numpy as np
     >>> mg.grad(lambda x: (x ** 2).sum())(np.array([1.0, 2.0]))
-    array([2., 4.])
+    Array([2., 4.], dtype=float64)
     """
     check_unsupported("grad", holomorphic=holomorphic, reduce_axes=tuple(reduce_axes))
     vg = _value_and_grad(fun, argnums, has_aux, "grad", allow_int)

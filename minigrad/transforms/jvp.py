@@ -137,7 +137,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
 
     >>> import minigrad as mg, numpy as np
     >>> mg.jvp(mg.numpy.sin, (np.float64(0.0),), (np.float64(2.0),))
-    (array(0.), array(2.))
+    (Array(0., dtype=float64), Array(2., dtype=float64))
     """
     check_callable("jvp", fun)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):

@@ -52,7 +52,7 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
     >>> import minigrad as mg, numpy as np
     >>> y, f_jvp = mg.linearize(mg.numpy.sin, np.float64(0.0))
     >>> f_jvp(np.float64(3.0))
-    array(3.)
+    Array(3., dtype=float64)
     """
     check_callable("linearize", fun)
     if has_aux:

@@ -126,7 +126,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     >>> import minigrad as mg, numpy as np
     >>> y, f_vjp = mg.vjp(mg.numpy.sin, np.float64(0.0))
     >>> f_vjp(np.float64(2.0))
-    (array(2.),)
+    (Array(2., dtype=float64),)
     """
     check_callable("vjp", fun)
     check_unsupported("vjp", reduce_axes=tuple(reduce_axes))
