@@ -67,7 +67,7 @@ class Array(np.ndarray, metaclass=abc.ABCMeta):
         return True
 
     @property
-    def device(self) -> Device:
+    def device(self) -> Device:  # type: ignore[override]  # (NumPy says "cpu")
         return CPU
 
     def devices(self) -> set[Device]:

@@ -250,11 +250,11 @@ class Trace:
 
 # The type of every value minigrad hands back eagerly, and the conversion to it (a view): the
 # ndarray subclass minigrad.Array, registered by minigrad.array, which is built above the core.
-eager_array_type: type = np.ndarray
+eager_array_type: type[np.ndarray] = np.ndarray
 to_eager_array: Callable[[Any], Any] = np.asarray
 
 
-def register_eager_array_type(cls: type, convert: Callable[[Any], Any]) -> None:
+def register_eager_array_type(cls: type[np.ndarray], convert: Callable[[Any], Any]) -> None:
     global eager_array_type, to_eager_array
     eager_array_type, to_eager_array = cls, convert
 
