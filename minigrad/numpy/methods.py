@@ -114,7 +114,9 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "__eq__": equal, "__ne__": not_equal, "__lt__": less, "__le__": less_equal,
     "__gt__": greater, "__ge__": greater_equal, "__getitem__": getitem,
     "__array_ufunc__": _array_ufunc, "__array_function__": _array_function,
-    "sum": sum, "max": max, "mean": mean, "reshape": reshape, "transpose": transpose,
+    "sum": sum, "max": max, "mean": mean, "transpose": transpose,
+    # x.reshape(2, 3) as well as x.reshape((2, 3)), as ndarray's method
+    "reshape": lambda x, *shape, **kw: reshape(x, shape[0] if len(shape) == 1 else shape, **kw),
     "squeeze": squeeze, "astype": astype, "cumsum": cumsum, "take": take, "ravel": ravel,
     "swapaxes": swapaxes, "dot": dot,
     # the five ops: t.index_add(dim, index, source)

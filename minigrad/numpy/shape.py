@@ -34,9 +34,19 @@ def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Any:
 
 
 @returns_view
-def reshape(x: ArrayLike, newshape: int | Sequence[int], *more: int) -> Any:
-    x = asarray(x)
-    shape = [newshape, *more] if isinstance(newshape, (int, np.integer)) else list(newshape)
+def reshape(a: ArrayLike, shape: int | Sequence[int] | None = None, order: str = "C", *,
+            newshape: int | Sequence[int] | None = None) -> Any:
+    """``a`` with a new ``shape`` (one entry may be -1). ``newshape=`` is NumPy's old name for
+    ``shape``; only C order is supported."""
+    if (shape is None) == (newshape is None):
+        raise TypeError("reshape: give the new shape once, as shape (or newshape); got "
+                        f"shape={shape!r}, newshape={newshape!r}")
+    if order != "C":
+        raise ValueError(f"reshape: order must be 'C' (minigrad stores arrays row-major); "
+                         f"got {order!r}")
+    x = asarray(a)
+    new = shape if shape is not None else newshape
+    shape = [new] if isinstance(new, (int, np.integer)) else list(new)  # type: ignore[arg-type]
     size = get_aval(x).size
     if shape.count(-1) > 1:
         raise ValueError(f"reshape: at most one -1 in the new shape; got {tuple(shape)}")
