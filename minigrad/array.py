@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad import core
+from minigrad import core, dtypes
 from minigrad.core import ShapedArray, Tracer
 
 
@@ -101,12 +101,7 @@ class Array(np.ndarray, metaclass=abc.ABCMeta):
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         """minigrad.numpy, the array API namespace of minigrad's arrays."""
-        if api_version is not None and api_version not in SUPPORTED_API_VERSIONS:
-            raise ValueError(f"__array_namespace__: api_version must be one of "
-                             f"{SUPPORTED_API_VERSIONS} or None; got {api_version!r}")
-        import minigrad.numpy  # (the namespace is built above this module)
-
-        return minigrad.numpy
+        return array_namespace(api_version)
 
     # ----------------------------------------------------------------- printing
 
@@ -129,6 +124,19 @@ def _unpickle(value: np.ndarray) -> Array:
 
 
 SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+_namespace: list[Any] = []  # minigrad.numpy, which registers itself (it is built above this)
+
+
+def register_namespace(module: Any) -> None:
+    _namespace[:] = [module]
+
+
+def array_namespace(api_version: str | None = None) -> Any:
+    """minigrad.numpy, for tracers' and Arrays' ``__array_namespace__``."""
+    if api_version is not None and api_version not in SUPPORTED_API_VERSIONS:
+        raise ValueError(f"__array_namespace__: api_version must be one of "
+                         f"{SUPPORTED_API_VERSIONS} or None; got {api_version!r}")
+    return _namespace[0]
 
 Array.register(Tracer)  # isinstance(tracer, Array), as in JAX
 
@@ -149,3 +157,70 @@ def as_array(x: Any) -> Any:
 # Every eager result of a primitive is an Array from here on (the core is built below this
 # module and learns the type by registration).
 core.register_eager_array_type(Array, as_array)
+
+
+# --------------------------------------------------------------------------- devices (JAX's)
+
+def devices(backend: str | None = None) -> list[Device]:
+    """The devices: one CPU."""
+    if backend not in (None, "cpu"):
+        raise ValueError(f"devices: backend must be 'cpu' or None; got {backend!r}")
+    return [CPU]
+
+
+local_devices = devices
+
+
+def default_backend() -> str:
+    return "cpu"
+
+
+def device_count() -> int:
+    return 1
+
+
+local_device_count = device_count
+
+
+def process_index() -> int:
+    return 0
+
+
+def process_count() -> int:
+    return 1
+
+
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = False,
+               may_alias: bool | None = None) -> Any:
+    """Each leaf of the pytree ``x`` as an Array of its own (a copy, as JAX's device buffers are
+    the device's: a later write into the NumPy array does not show through). An Array is passed
+    as it is, as JAX passes an array already on the device."""
+    from minigrad.tree import tree_map
+
+    check_device(device, "device_put")
+
+    def put(leaf: Any) -> Any:
+        if isinstance(leaf, Tracer) or type(leaf) is Array:
+            return leaf
+        out = np.array(leaf, copy=may_alias is not True)
+        if out.dtype == object:
+            raise TypeError(f"device_put: leaves must be arrays or numbers; got "
+                            f"{type(leaf).__name__}")
+        if dtypes.is_python_scalar(leaf):
+            out = out.astype(dtypes.scalar_dtype(leaf))
+        return out.astype(dtypes.canonicalize_dtype(out.dtype), copy=False).view(Array)
+
+    return tree_map(put, x)
+
+
+def device_get(x: Any) -> Any:
+    """Each Array leaf of the pytree ``x`` as a plain NumPy array (a view); other leaves as
+    they are."""
+    from minigrad.tree import tree_map
+
+    return tree_map(lambda leaf: leaf.view(np.ndarray) if type(leaf) is Array else leaf, x)
+
+
+def block_until_ready(x: Any) -> Any:
+    """Returns ``x``: NumPy computes eagerly, so every array is ready."""
+    return x

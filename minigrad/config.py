@@ -87,6 +87,22 @@ _overrides: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextV
     "minigrad_config", default=None)
 
 
+# Called with no arguments after any flag changes (globally or for a block): a module that
+# reads a flag on a hot path (the core, for jax_debug_nans) caches it and refreshes it here.
+_listeners: list[Any] = []
+
+
+def on_change(fn: Any) -> Any:
+    _listeners.append(fn)
+    fn()
+    return fn
+
+
+def _changed() -> None:
+    for fn in _listeners:
+        fn()
+
+
 def _check_name(name: str) -> None:
     if name not in _FLAGS:
         raise AttributeError(f"minigrad.config: unrecognized config option {name!r}; known: "
@@ -101,6 +117,7 @@ class Config:
         """Set a flag for the whole program (every thread)."""
         _check_name(name)
         _values[name] = _FLAGS[name][1](name, value)
+        _changed()
 
     def read(self, name: str) -> Any:
         _check_name(name)
@@ -137,9 +154,11 @@ class _Override:
 
     def __enter__(self) -> None:
         self.token = _overrides.set({**(_overrides.get() or {}), self.name: self.value})
+        _changed()
 
     def __exit__(self, *exc: object) -> None:
         _overrides.reset(self.token)
+        _changed()
 
     def __call__(self, fn: Any) -> Any:  # also a decorator, as JAX's context managers are
         import functools

@@ -16,6 +16,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from minigrad import config
+
 # The tangent dtype of integer and bool values, as in JAX: a dtype with no room for data.
 float0 = np.dtype([("float0", np.void, 0)])
 
@@ -259,6 +261,32 @@ def register_eager_array_type(cls: type[np.ndarray], convert: Callable[[Any], An
     eager_array_type, to_eager_array = cls, convert
 
 
+# jax_debug_nans / jax_debug_infs: True once either flag has been on (globally or for a block, in
+# any thread); until then the eval trace pays one global read, after it reads the flags.
+_debug_numerics = False
+
+
+@config.on_change
+def _refresh_debug_numerics() -> None:
+    global _debug_numerics
+    _debug_numerics = _debug_numerics or config.config.read("jax_debug_nans") or \
+        config.config.read("jax_debug_infs")
+
+
+def _check_numerics(prim: Primitive, outs: list) -> None:
+    """Raise FloatingPointError if a result of ``prim`` has a NaN (inf) and jax_debug_nans
+    (jax_debug_infs) is on in this thread or task."""
+    nans, infs = config.config.read("jax_debug_nans"), config.config.read("jax_debug_infs")
+    for o in outs:
+        if isinstance(o, np.ndarray) and o.dtype.kind in "fc":
+            if nans and np.isnan(o).any():
+                raise FloatingPointError(f"invalid value (nan) encountered in {prim.name} "
+                                         f"(jax_debug_nans is on)")
+            if infs and np.isinf(o).any():
+                raise FloatingPointError(f"invalid value (inf) encountered in {prim.name} "
+                                         f"(jax_debug_infs is on)")
+
+
 class EvalTrace(Trace):
     """The bottom of every chain: run ``impl`` on NumPy arrays. Impls see plain ndarrays (an
     eager array's view is taken off: NumPy's subclass handling costs ~0.6 us a ufunc) and their
@@ -275,8 +303,14 @@ class EvalTrace(Trace):
             args = tuple(a.view(np.ndarray) if type(a) is eager_array_type else a for a in args)
         out = prim.impl(*args, **params)  # type: ignore[misc]
         if prim.multiple_results:
-            return [to_eager_array(o) for o in out]
-        return to_eager_array(out)
+            outs = [to_eager_array(o) for o in out]
+            if _debug_numerics:
+                _check_numerics(prim, outs)
+            return outs
+        out = to_eager_array(out)
+        if _debug_numerics:
+            _check_numerics(prim, [out])
+        return out
 
 
 eval_trace = EvalTrace(None)

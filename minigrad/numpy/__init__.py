@@ -5,6 +5,10 @@ The functions live in modules by theme (``ufuncs``, ``reductions``, ``shape``, `
 ``methods`` installs the tracers' operators and methods. This module only gathers the names.
 """
 
+import sys
+
+from minigrad import array as array_module
+from minigrad.array import Array as ndarray  # jnp.ndarray is the array type, as in JAX
 from minigrad.numpy import methods as _methods  # noqa: F401  (installs the tracer methods)
 from minigrad.numpy.contractions import dot, matmul, vdot
 from minigrad.numpy.creation import arange, full, full_like, ones, ones_like, zeros, zeros_like
@@ -50,12 +54,14 @@ from minigrad.numpy.ufuncs import (
 )
 from minigrad.numpy.util import asarray
 
+array_module.register_namespace(sys.modules[__name__])  # Array.__array_namespace__
+
 __all__ = [
     "add", "arange", "asarray", "astype", "broadcast_to", "concatenate", "cos", "cumsum",
     "divide", "dot", "equal", "exp", "expand_dims", "full", "full_like", "getitem", "greater",
     "greater_equal", "less", "less_equal", "log", "matmul", "max", "maximum", "mean", "minimum",
-    "moveaxis", "multiply", "negative", "not_equal", "ones", "ones_like", "power", "ravel",
-    "reshape", "sin", "sqrt", "square", "squeeze", "stack", "subtract", "sum", "swapaxes",
+    "moveaxis", "multiply", "ndarray", "negative", "not_equal", "ones", "ones_like", "power",
+    "ravel", "reshape", "sin", "sqrt", "square", "squeeze", "stack", "subtract", "sum", "swapaxes",
     "take", "tanh", "transpose", "true_divide", "vdot", "where", "zeros", "zeros_like",
 ]
 
