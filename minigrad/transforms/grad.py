@@ -99,7 +99,7 @@ def _value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int], has_a
             return out
 
         _, (value,), pullback = vjp_flat(scalar_fun, leaves, transform, prune=False)
-        grads = pullback([full((), 1, get_aval(value).dtype)])
+        grads = unaliased(pullback([full((), 1, get_aval(value).dtype)]), leaves)
         g = tree_unflatten(tree, grads)
         g = g[0] if isinstance(argnums, int) else g
         (value,) = unaliased([value], leaves)  # f may return its (0-d) argument
