@@ -126,8 +126,10 @@ def jax_x64() -> Any:
         pytest.skip("jax is not installed (pip install jax): the differential test needs it")
     import jax
 
-    jax.config.update("jax_enable_x64", True)
-    return jax
+    before = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", True)  # minigrad's default: compare like with like
+    yield jax
+    jax.config.update("jax_enable_x64", before)  # (other tests and pages run JAX's default)
 
 
 def _jax_args(args: tuple) -> list[Any]:
