@@ -53,6 +53,8 @@ class Rec:
       differs on purpose (say why in ``note``).
     * ``jax``: compare with JAX's function of the same name (``jax_name`` when it differs).
     * ``edges``: argument tuples at edge points, compared with JAX (values and gradients).
+    * ``listarg``: the function takes the drawn arrays as one list (``concatenate(arrays)``);
+      the checks see a function of the arrays themselves.
     """
 
     name: str
@@ -71,23 +73,30 @@ class Rec:
     tol: float | None = None
     note: str = ""
     tag: str = ""
+    listarg: bool = False  # the function takes its arrays as one list (concatenate, stack)
 
     @property
     def id(self) -> str:
         return self.name + (f"[{self.tag}]" if self.tag else "")
 
     def fn(self) -> Callable[..., Any]:
-        return resolve(mg, self.name)
+        return self._spread(resolve(mg, self.name))
 
     def reference(self) -> Callable[..., Any] | None:
         if self.ref != "auto":
             return self.ref
-        return numpy_twin(self.name)
+        twin = numpy_twin(self.name)
+        return None if twin is None else self._spread(twin)
 
     def jax_fn(self) -> Callable[..., Any] | None:
         import jax
 
-        return resolve(jax, self.jax_name or self.name)
+        return self._spread(resolve(jax, self.jax_name or self.name))
+
+    def _spread(self, f: Callable[..., Any]) -> Callable[..., Any]:
+        if not self.listarg:
+            return f
+        return lambda *xs, **kw: f(list(xs), **kw)
 
     def draw(self, dtype: np.dtype, seed: int = 0) -> tuple:
         return self.args(np.random.default_rng(seed), dtype)

@@ -149,10 +149,10 @@ def test_repr_against_jax() -> None:
     import jax
     import jax.numpy as jnp
 
-    jax.config.update("jax_enable_x64", True)
-    for value, _ in REPRS:
-        assert repr(mnp.asarray(value)) == repr(jnp.asarray(value))
-    assert repr(mnp.arange(2000.0)) == repr(jnp.arange(2000.0))
+    with jax.enable_x64(True):  # (a block: other tests and pages run JAX's default)
+        for value, _ in REPRS:
+            assert repr(mnp.asarray(value)) == repr(jnp.asarray(value))
+        assert repr(mnp.arange(2000.0)) == repr(jnp.arange(2000.0))
 
 
 def test_numpy_functions_on_arrays() -> None:

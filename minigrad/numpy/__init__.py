@@ -1,71 +1,43 @@
 """minigrad.numpy: NumPy's functions over minigrad's primitives, on ndarrays and tracers alike.
 
-The functions live in modules by theme (``ufuncs``, ``reductions``, ``shape``, ``indexing``,
-``contractions``, ``creation``), each built from primitives and carrying no rules of its own;
-``methods`` installs the tracers' operators and methods. This module only gathers the names.
+The functions live in modules by theme (``ufuncs``, ``reductions``, ``shape``, ``joining``,
+``indexing``, ``contractions``, ``creation``), each built from primitives and carrying no rules
+of its own, each listing what it exports in its ``__all__``; ``methods`` installs the tracers'
+operators and methods. This module only gathers the names.
 """
 
 import sys
 
-from minigrad import array as array_module
-from minigrad.array import Array as ndarray  # jnp.ndarray is the array type, as in JAX
+import numpy as _np
+
+from minigrad import array as _array_module
+from minigrad.array import Array as ndarray  # noqa: F401  (jnp.ndarray is the array type)
+from minigrad.numpy import contractions as _contractions
+from minigrad.numpy import creation as _creation
+from minigrad.numpy import dtypes as _dtypes
+from minigrad.numpy import indexing as _indexing
+from minigrad.numpy import joining as _joining
 from minigrad.numpy import methods as _methods  # noqa: F401  (installs the tracer methods)
-from minigrad.numpy.contractions import dot, matmul, vdot
-from minigrad.numpy.creation import arange, full, full_like, ones, ones_like, zeros, zeros_like
-from minigrad.numpy.indexing import getitem, take
-from minigrad.numpy.reductions import cumsum, max, mean, sum
-from minigrad.numpy.shape import (
-    broadcast_to,
-    concatenate,
-    expand_dims,
-    moveaxis,
-    ravel,
-    reshape,
-    squeeze,
-    stack,
-    swapaxes,
-    transpose,
-)
-from minigrad.numpy.ufuncs import (
-    add,
-    astype,
-    cos,
-    divide,
-    equal,
-    exp,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    log,
-    maximum,
-    minimum,
-    multiply,
-    negative,
-    not_equal,
-    power,
-    sin,
-    sqrt,
-    square,
-    subtract,
-    tanh,
-    true_divide,
-    where,
-)
-from minigrad.numpy.util import asarray
+from minigrad.numpy import reductions as _reductions
+from minigrad.numpy import shape as _shape
+from minigrad.numpy import ufuncs as _ufuncs
+from minigrad.numpy.contractions import *  # noqa: F403
+from minigrad.numpy.creation import *  # noqa: F403
+from minigrad.numpy.dtypes import *  # noqa: F403
+from minigrad.numpy.indexing import *  # noqa: F403
+from minigrad.numpy.joining import *  # noqa: F403
+from minigrad.numpy.reductions import *  # noqa: F403
+from minigrad.numpy.shape import *  # noqa: F403
+from minigrad.numpy.ufuncs import *  # noqa: F403
 
-array_module.register_namespace(sys.modules[__name__])  # Array.__array_namespace__
+bool = _np.bool_
+_array_module.register_namespace(sys.modules[__name__])  # Array.__array_namespace__
 
-__all__ = [
-    "add", "arange", "asarray", "astype", "broadcast_to", "concatenate", "cos", "cumsum",
-    "divide", "dot", "equal", "exp", "expand_dims", "full", "full_like", "getitem", "greater",
-    "greater_equal", "less", "less_equal", "log", "matmul", "max", "maximum", "mean", "minimum",
-    "moveaxis", "multiply", "ndarray", "negative", "not_equal", "ones", "ones_like", "power",
-    "ravel", "reshape", "sin", "sqrt", "square", "squeeze", "stack", "subtract", "sum", "swapaxes",
-    "take", "tanh", "transpose", "true_divide", "vdot", "where", "zeros", "zeros_like",
-]
+__all__ = sorted(["bool", "ndarray", *_contractions.__all__, *_creation.__all__,
+                  *_dtypes.__all__, *_indexing.__all__, *_joining.__all__,
+                  *_reductions.__all__, *_shape.__all__, *_ufuncs.__all__])
 
 
 def __dir__() -> list[str]:
     # dir(minigrad.numpy) lists what it exports, not the modules it is built from.
-    return sorted(__all__)
+    return list(__all__)

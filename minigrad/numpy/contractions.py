@@ -14,6 +14,10 @@ from minigrad.numpy.util import ArrayLike, asarray, result_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 
+__all__ = [  # what minigrad.numpy exports from here
+    "dot", "matmul", "vdot",
+]
+
 
 def matmul(x: ArrayLike, y: ArrayLike) -> Any:
     """``x @ y`` with NumPy's rules: 1-D operands are vectors, leading axes broadcast."""

@@ -16,6 +16,10 @@ from minigrad.ops import structural as st
 from minigrad.ops.index_add import index_select
 from minigrad.rebind import note_view
 
+__all__ = [  # what minigrad.numpy exports from here
+    "getitem", "take",
+]
+
 
 def _normalize_index_array(idx: Any, n: int, fn: str) -> Any:
     """Wrap NumPy-style negative entries of an integer index array, and reject entries outside

@@ -14,23 +14,22 @@ import numpy as np
 from minigrad.core import Tracer
 from minigrad.numpy.contractions import dot, matmul, vdot
 from minigrad.numpy.creation import full_like, ones_like, zeros_like
+from minigrad.numpy.dtypes import astype
 from minigrad.numpy.indexing import getitem, take
+from minigrad.numpy.joining import concatenate, stack
 from minigrad.numpy.reductions import cumsum, max, mean, sum
 from minigrad.numpy.shape import (
     broadcast_to,
-    concatenate,
     expand_dims,
     moveaxis,
     ravel,
     reshape,
     squeeze,
-    stack,
     swapaxes,
     transpose,
 )
 from minigrad.numpy.ufuncs import (
     add,
-    astype,
     cos,
     divide,
     equal,

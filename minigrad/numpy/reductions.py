@@ -15,6 +15,10 @@ from minigrad.numpy.util import ArrayLike, Axis, asarray, canonical_axes, float_
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 
+__all__ = [  # what minigrad.numpy exports from here
+    "cumsum", "max", "mean", "sum",
+]
+
 
 def sum(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Any:
     x = asarray(x)

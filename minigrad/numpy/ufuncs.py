@@ -16,6 +16,12 @@ from minigrad.numpy.util import ArrayLike, asarray, check_broadcast, float_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 
+__all__ = [  # what minigrad.numpy exports from here
+    "add", "cos", "divide", "equal", "exp", "greater", "greater_equal", "less",
+    "less_equal", "log", "maximum", "minimum", "multiply", "negative", "not_equal",
+    "power", "sin", "sqrt", "square", "subtract", "tanh", "true_divide", "where",
+]
+
 
 def _binary(prim_fn: Callable[[Any, Any], Any], float_only: bool = False
             ) -> Callable[[ArrayLike, ArrayLike], Any]:
@@ -93,6 +99,3 @@ def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Any:
     return ew.select(st.broadcast_to(condition, shape), st.broadcast_to(x, shape),
                      st.broadcast_to(y, shape))
 
-
-def astype(x: ArrayLike, dtype: Any) -> Any:
-    return ew.convert_element_type(asarray(x), dtype)

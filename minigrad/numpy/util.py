@@ -97,8 +97,9 @@ def returns_view(fn: Callable[..., Any]) -> Callable[..., Any]:
     a tracer, so an in-place update under a transform can refuse what it cannot express
     (``minigrad.rebind``)."""
     @functools.wraps(fn)
-    def view(x: Any, *args: Any, **kwargs: Any) -> Any:
-        out = fn(x, *args, **kwargs)
+    def view(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        x = args[0] if args else next(iter(kwargs.values()), None)
         return note_view(out, x) if isinstance(x, Tracer) else out
 
     return view
@@ -109,10 +110,17 @@ def canonical_axes(axis: Axis, ndim: int, fn: str) -> tuple[int, ...]:
     non-negative axes; out of range or repeated axes are errors naming ``fn``."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    try:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    except TypeError:
+        axes = (axis,)  # (not an int and not a sequence: the check below says so)
     for a in axes:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise TypeError(f"{fn}: axis must be None, an int or a tuple of ints; got {axis!r}")
         if not -max(ndim, 1) <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
-            raise ValueError(f"{fn}: axis {a} is out of range for an array of rank {ndim}")
+            # NumPy's AxisError is both a ValueError and an IndexError (the array API's)
+            raise np.exceptions.AxisError(f"{fn}: axis {a} is out of range for an array of "
+                                          f"rank {ndim}")
     out = tuple(sorted(int(a) % ndim for a in axes)) if ndim else ()
     if len(set(out)) != len(out):
         raise ValueError(f"{fn}: axes must be distinct; got {axis}")
