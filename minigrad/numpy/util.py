@@ -113,7 +113,7 @@ def canonical_axes(axis: Axis, ndim: int, fn: str) -> tuple[int, ...]:
     try:
         axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     except TypeError:
-        axes = (axis,)  # (not an int and not a sequence: the check below says so)
+        axes = (axis,)  # type: ignore[assignment]  # (not an int and not a sequence: the check below says so)
     for a in axes:
         if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
             raise TypeError(f"{fn}: axis must be None, an int or a tuple of ints; got {axis!r}")
