@@ -23,7 +23,7 @@ LAYERS = [
     ("rebinding (in-place updates under transforms)", ["minigrad.rebind"]),
     ("staging", ["minigrad.staging.*"]),
     ("user API", ["minigrad.numpy.*", "minigrad.array", "minigrad.inplace", "minigrad.custom_rules",
-                  "minigrad.collectives", "minigrad.graph",
+                  "minigrad.collectives", "minigrad.graph", "minigrad.lax.*",
                   "minigrad"]),
     ("testing", ["minigrad.testing.*"]),
     ("tools", ["minigrad.tools.*", "minigrad.__main__"]),

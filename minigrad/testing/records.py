@@ -26,6 +26,7 @@ from minigrad.ops.index_fill import index_fill_p
 from minigrad.ops.indexing import check_index_p
 from minigrad.ops.masked_fill import masked_fill_p
 from minigrad.ops.masked_scatter import masked_gather_p, masked_scatter_p
+from minigrad.ops.stop_gradient import stop_gradient_p
 from minigrad.staging import jit_p
 from minigrad.testing.samples import (
     BOTH,
@@ -482,6 +483,12 @@ RECORDS: list[OpRecord] = [
              {"n": 4, "batch_dims": 1}, diff=(0,), linear=((0,),)),
     OpRecord(last_occurrence_p, "dup", lambda rng, dt: (rng.integers(0, 3, (2, 5)),),
              ref_last_occurrence, out_dtype=np.dtype(bool)),
+    # stop_gradient: the identity with a zero derivative, so finite differences (the identity's)
+    # are not its JVP: no ``diff`` (tests/test_stop_gradient.py checks the zero tangent)
+    OpRecord(stop_gradient_p, "x", lambda rng, dt: (normal(rng, (2, 3), dt),),
+             lambda x: x.copy(), dtypes=BOTH),
+    OpRecord(stop_gradient_p, "int", lambda rng, dt: (rng.integers(-3, 4, (4,)),),
+             lambda x: x.copy(), out_dtype=I64),
 ]
 
 
