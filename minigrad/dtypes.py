@@ -16,6 +16,8 @@ import numpy as np
 
 from minigrad.config import x64_enabled
 
+__all__ = ["x64_enabled"]  # (re-exported: the flag's hot-path read)
+
 _F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
 _I64, _I32 = np.dtype(np.int64), np.dtype(np.int32)
 _U64, _U32 = np.dtype(np.uint64), np.dtype(np.uint32)

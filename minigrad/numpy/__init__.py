@@ -12,6 +12,7 @@ import numpy as _np
 
 from minigrad import array as _array_module
 from minigrad.array import Array as ndarray  # noqa: F401  (jnp.ndarray is the array type)
+from minigrad.numpy import array_api as _array_api
 from minigrad.numpy import contractions as _contractions
 from minigrad.numpy import creation as _creation
 from minigrad.numpy import dtypes as _dtypes
@@ -21,6 +22,7 @@ from minigrad.numpy import methods as _methods  # noqa: F401  (installs the trac
 from minigrad.numpy import reductions as _reductions
 from minigrad.numpy import shape as _shape
 from minigrad.numpy import ufuncs as _ufuncs
+from minigrad.numpy.array_api import *  # noqa: F403
 from minigrad.numpy.contractions import *  # noqa: F403
 from minigrad.numpy.creation import *  # noqa: F403
 from minigrad.numpy.dtypes import *  # noqa: F403
@@ -33,7 +35,8 @@ from minigrad.numpy.ufuncs import *  # noqa: F403
 bool = _np.bool_
 _array_module.register_namespace(sys.modules[__name__])  # Array.__array_namespace__
 
-__all__ = sorted(["bool", "ndarray", *_contractions.__all__, *_creation.__all__,
+__all__ = sorted(["bool", "ndarray", *_array_api.__all__, *_contractions.__all__,
+                  *_creation.__all__,
                   *_dtypes.__all__, *_indexing.__all__, *_joining.__all__,
                   *_reductions.__all__, *_shape.__all__, *_ufuncs.__all__])
 
