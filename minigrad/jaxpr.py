@@ -8,6 +8,7 @@ parent trace: that is partial evaluation, which ``linearize`` uses.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -38,6 +39,44 @@ class Var:
 
     def __init__(self, aval: ShapedArray):
         self.aval = aval
+
+
+# --------------------------------------------------------------------------- frozen values
+
+# The read-only copies ``frozen`` made, by id (weakly: a copy dies with the last program that
+# holds it). A program's values are never written, so one copy serves every program derived
+# from it (its JVP, its transpose, a jit that calls it).
+_frozen: weakref.WeakValueDictionary[int, np.ndarray] = weakref.WeakValueDictionary()
+
+
+def is_frozen(x: Any) -> bool:
+    """Whether ``x`` is a read-only copy made by ``frozen``, or a read-only view of one."""
+    while isinstance(x, np.ndarray):
+        if _frozen.get(id(x)) is x:
+            return True
+        if x.flags.writeable:
+            return False
+        x = x.base
+    return False
+
+
+def frozen(x: Any) -> Any:
+    """What a kept program holds of an array it captured: a read-only copy of ``x`` that
+    nothing else references, so a later write into ``x`` never reaches the program, and a
+    write into a value the program hands out raises instead of changing the program. (Made
+    at trace time only; anything else, a tracer or a NumPy scalar, is returned as it is.)"""
+    if not isinstance(x, np.ndarray) or is_frozen(x):
+        return x
+    copy = np.array(x, copy=True, subok=False)
+    copy.flags.writeable = False
+    _frozen[id(copy)] = copy
+    return copy
+
+
+def released(values: list[Any]) -> list[Any]:
+    """``values``, as a program hands them to its caller: a writable copy of each that is (or
+    views) a frozen value of the program, so a result never aliases the program's state."""
+    return [x.copy() if is_frozen(x) else x for x in values]
 
 
 class Literal:
@@ -111,7 +150,7 @@ class ClosedJaxpr:
         if self.in_tree is not None and tree != self.in_tree:
             raise TypeError(f"ClosedJaxpr: arguments must have the traced structure "
                             f"{self.in_tree}; got {tree}")
-        outs = eval_jaxpr(self.jaxpr, self.consts, *leaves)
+        outs = released(eval_jaxpr(self.jaxpr, self.consts, *leaves))
         return tree_unflatten(self.out_tree, outs) if self.out_tree is not None else outs
 
 
@@ -212,16 +251,22 @@ class JaxprTracer(Tracer):
 
 class JaxprTrace(Trace):
     """Stages primitives into equations. With ``stage_all`` False, a primitive none of whose
-    operands is one of this trace's tracers is not staged: it runs on the parent (it is known)."""
+    operands is one of this trace's tracers is not staged: it runs on the parent (it is known).
+
+    With ``keep`` (the program outlives the call: make_jaxpr's, jit's) every array the
+    function captures becomes a ``frozen`` copy, so the program never sees a later write into
+    it. linearize's trace holds the arrays themselves: a copy per call would cost."""
 
     transform = "make_jaxpr"
 
-    def __init__(self, parent: Trace, stage_all: bool):
+    def __init__(self, parent: Trace, stage_all: bool, keep: bool = False):
         super().__init__(parent)
-        self.stage_all = stage_all
+        self.stage_all, self.keep = stage_all, keep
         self.eqns: list[Eqn] = []
         self.invars: list[Var] = []
-        self.consts: dict[int, tuple[Any, Var]] = {}  # id(value) -> (value, constvar)
+        # id(value) -> (value, constvar, what the program holds); the value is kept alive, so
+        # its id is not reused by another array while tracing
+        self.consts: dict[int, tuple[Any, Var, Any]] = {}
 
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
         var = Var(aval)
@@ -233,10 +278,11 @@ class JaxprTrace(Trace):
         if self.owns(x):
             return x.var
         if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc":
-            return Literal(x)
+            return Literal(frozen(x) if self.keep else x)
         const = self.consts.get(id(x))
         if const is None:
-            const = self.consts[id(x)] = (x, Var(get_aval(x)))
+            held = frozen(x) if self.keep else x
+            const = self.consts[id(x)] = (x, Var(get_aval(x)), held)
         return const[1]
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
@@ -259,8 +305,8 @@ class JaxprTrace(Trace):
 
     def to_jaxpr(self, outs: Sequence[Any]) -> tuple[Jaxpr, list[Any]]:
         outvars = [self.atom(o) for o in outs]
-        consts = [v for v, _ in self.consts.values()]
-        constvars = [var for _, var in self.consts.values()]
+        consts = [held for _, _, held in self.consts.values()]
+        constvars = [var for _, var, _ in self.consts.values()]
         return Jaxpr(constvars, list(self.invars), list(self.eqns), outvars), consts
 
 
@@ -319,7 +365,7 @@ def make_jaxpr_named(fun: Callable[..., Any], transform: str) -> Callable[..., C
         leaves, in_tree = tree_flatten((args, kwargs))  # keyword arguments are inputs too
         paths = call_paths(in_tree)
         leaves = [as_operand(x, transform, p) for x, p in zip(leaves, paths, strict=True)]
-        trace = JaxprTrace(current_trace(), stage_all=True)
+        trace = JaxprTrace(current_trace(), stage_all=True, keep=True)
         trace.transform = transform
         with new_trace(trace):
             tracers = [trace.new_arg(get_aval(x)) for x in leaves]

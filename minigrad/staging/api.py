@@ -23,7 +23,7 @@ from minigrad.api_util import (
     check_unsupported,
 )
 from minigrad.core import Tracer, _get_current, eval_trace, get_aval
-from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, released
 from minigrad.rebind import rebind
 from minigrad.staging.call import jit_p, trace_program
 from minigrad.staging.executor import Compiled, compiled
@@ -241,7 +241,7 @@ class Functionalized(Jitted):
     kind = "functionalize"
 
     def run(self, entry: Entry, operands: list[Any]) -> list[Any]:
-        return eval_jaxpr(entry.program.jaxpr, entry.program.consts, *operands)
+        return released(eval_jaxpr(entry.program.jaxpr, entry.program.consts, *operands))
 
 
 def functionalize(fun: Callable[..., Any]) -> Functionalized:

@@ -44,8 +44,9 @@ jit_p.multiple_results = True
 def trace_program(fun: Callable[..., Sequence[Any]], avals: Sequence[ShapedArray],
                   transform: str = "jit") -> ClosedJaxpr:
     """The program of ``fun`` (a function of flat arguments returning a flat list), staged at
-    ``avals``. Values ``fun`` closes over become constants of the program."""
-    trace = JaxprTrace(current_trace(), stage_all=True)
+    ``avals``. Arrays ``fun`` closes over become constants of the program: read-only copies
+    (``minigrad.jaxpr.frozen``), so a later write into them never reaches it."""
+    trace = JaxprTrace(current_trace(), stage_all=True, keep=True)
     trace.transform = transform
     with new_trace(trace):
         outs = fun(*[trace.new_arg(a) for a in avals])
@@ -187,7 +188,7 @@ def partial_eval_program(closed: ClosedJaxpr, unknown: tuple[bool, ...]
 
     def known_fun(*known: Any) -> list[Any]:
         outer = current_trace()  # stages the known part
-        pe = JaxprTrace(outer, stage_all=False)
+        pe = JaxprTrace(outer, stage_all=False, keep=True)  # (the staged program is kept)
         pe.transform = "jit's linearize"
         with new_trace(pe):
             known_it = iter(known)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var, dce_closed
+from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var, dce_closed, frozen
 from minigrad.ops.elementwise import select_p
 from minigrad.ops.structural import broadcast_in_dim_p, full_p
 
@@ -36,7 +36,7 @@ def broadcast_operands(closed: ClosedJaxpr) -> ClosedJaxpr:
     for e in jaxpr.eqns:
         if e.prim is full_p:
             p = e.params
-            source[e.outs[0]] = Literal(np.asarray(p["fill_value"], p["dtype"]))
+            source[e.outs[0]] = Literal(frozen(np.asarray(p["fill_value"], p["dtype"])))
         elif e.prim is broadcast_in_dim_p:
             x = e.inputs[0]
             inner = source.get(x, x) if isinstance(x, Var) else x
