@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var, dce_closed, frozen
+from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var, frozen
 from minigrad.ops.elementwise import select_p
 from minigrad.ops.structural import broadcast_in_dim_p, full_p
+from minigrad.staging.passes.dce import dce
 
 
 def _elementwise(e: Eqn) -> bool:
@@ -49,7 +50,7 @@ def broadcast_operands(closed: ClosedJaxpr) -> ClosedJaxpr:
             e = Eqn(e.prim, _narrowed(e, source), e.params, e.outs)
         eqns.append(e)
     out = Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, jaxpr.outvars)
-    return dce_closed(ClosedJaxpr(out, closed.consts, closed.in_tree, closed.out_tree))
+    return dce(ClosedJaxpr(out, closed.consts, closed.in_tree, closed.out_tree))
 
 
 def _narrowed(e: Eqn, source: dict[Var, Atom]) -> list[Atom]:
