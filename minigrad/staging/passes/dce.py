@@ -10,12 +10,14 @@ out of range must raise as the function does without ``jit``.
 So a dead equation of a *checking* primitive is replaced by its check form, an equation that
 runs the check and nothing else: ``check_index`` of the index for the index ops (a pass over
 the index instead of over ``x``), the equation itself for the mask ops, whose count is the
-bulk of their work. A call whose program holds a check (a custom rule's) is kept whole.
+bulk of their work. A call whose program holds a check (a custom rule's) is kept whole. A check
+form that repeats a check the program makes anyway (the same op's range check of the same
+index against the same size: a JVP's or a transpose's twin of the op, say) is left out.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Hashable
 
 from minigrad.core import Primitive
 from minigrad.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Var
@@ -66,6 +68,17 @@ def check_form(e: Eqn) -> Eqn | None:
     return None
 
 
+def _check_key(e: Eqn) -> Hashable | None:
+    """Equal keys for equations that make the same range check with the same message: the
+    index (a variable, by identity), the size, the op's name and dim. None for any other."""
+    if CHECKS.get(e.prim) is _index_check:
+        e = _index_check(e)
+    if e.prim is not check_index_p or not isinstance(e.inputs[0], Var):
+        return None
+    p = e.params
+    return (id(e.inputs[0]), p["size"], p["op"], p["dim"])
+
+
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
     """``closed`` without the equations no output depends on, except the checks of values:
     a dead checking equation is replaced by its check form.
@@ -81,19 +94,31 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
     """
     jaxpr = closed.jaxpr
     live = {id(v) for v in jaxpr.outvars if isinstance(v, Var)}
-    kept: list[Eqn] = []
+    kept: list[tuple[Eqn, bool]] = []  # (equation, whether it is a dead one's check form)
     for e in reversed(jaxpr.eqns):
-        if not any(id(v) in live for v in e.outs):
+        dead = not any(id(v) in live for v in e.outs)
+        if dead:
             form = check_form(e)
             if form is None:
                 continue
             e = form
-        kept.append(e)
+        kept.append((e, dead))
         live.update(id(a) for a in e.inputs if isinstance(a, Var))
+    # A check form that repeats a check made anyway goes. (Its index stays live: the equation
+    # that makes the check reads it.)
+    made = {_check_key(e) for e, form in kept if not form} - {None}
+    eqns: list[Eqn] = []
+    for e, form in reversed(kept):
+        key = _check_key(e) if form else None
+        if key is not None:
+            if key in made:
+                continue
+            made.add(key)
+        eqns.append(e)
     constvars, consts = [], []
     for v, c in zip(jaxpr.constvars, closed.consts, strict=True):
         if id(v) in live:
             constvars.append(v)
             consts.append(c)
-    out = Jaxpr(constvars, jaxpr.invars, kept[::-1], jaxpr.outvars)
+    out = Jaxpr(constvars, jaxpr.invars, eqns, jaxpr.outvars)
     return ClosedJaxpr(out, consts, closed.in_tree, closed.out_tree)
