@@ -8,7 +8,6 @@ parent trace: that is partial evaluation, which ``linearize`` uses.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -29,6 +28,7 @@ from minigrad.core import (
     get_aval,
     new_trace,
 )
+from minigrad.frozen import frozen, is_frozen, released
 from minigrad.tree import tree_flatten, tree_unflatten
 
 
@@ -39,44 +39,6 @@ class Var:
 
     def __init__(self, aval: ShapedArray):
         self.aval = aval
-
-
-# --------------------------------------------------------------------------- frozen values
-
-# The read-only copies ``frozen`` made, by id (weakly: a copy dies with the last program that
-# holds it). A program's values are never written, so one copy serves every program derived
-# from it (its JVP, its transpose, a jit that calls it).
-_frozen: weakref.WeakValueDictionary[int, np.ndarray] = weakref.WeakValueDictionary()
-
-
-def is_frozen(x: Any) -> bool:
-    """Whether ``x`` is a read-only copy made by ``frozen``, or a read-only view of one."""
-    while isinstance(x, np.ndarray):
-        if _frozen.get(id(x)) is x:
-            return True
-        if x.flags.writeable:
-            return False
-        x = x.base
-    return False
-
-
-def frozen(x: Any) -> Any:
-    """What a kept program holds of an array it captured: a read-only copy of ``x`` that
-    nothing else references, so a later write into ``x`` never reaches the program, and a
-    write into a value the program hands out raises instead of changing the program. (Made
-    at trace time only; anything else, a tracer or a NumPy scalar, is returned as it is.)"""
-    if not isinstance(x, np.ndarray) or is_frozen(x):
-        return x
-    copy = np.array(x, copy=True, subok=False)
-    copy.flags.writeable = False
-    _frozen[id(copy)] = copy
-    return copy
-
-
-def released(values: list[Any]) -> list[Any]:
-    """``values``, as a program hands them to its caller: a writable copy of each that is (or
-    views) a frozen value of the program, so a result never aliases the program's state."""
-    return [x.copy() if is_frozen(x) else x for x in values]
 
 
 class Literal:
@@ -128,7 +90,12 @@ class Jaxpr:
 
 
 class ClosedJaxpr:
-    """A jaxpr with the values of its constants: what ``make_jaxpr`` returns."""
+    """A jaxpr with the values of its constants: what ``make_jaxpr`` returns. ``kept``: its
+    arrays are ``frozen`` copies (make_jaxpr's, jit's), so the programs derived from it keep
+    theirs too; a custom rule's program, evaluated in place of calling its function, holds the
+    arrays its function captured, as the function would read them."""
+
+    kept = False
 
     def __init__(self, jaxpr: Jaxpr, consts: list[Any], in_tree: Any = None,
                  out_tree: Any = None):
@@ -296,6 +263,9 @@ class JaxprTrace(Trace):
 
     def stage(self, prim: Primitive, args: Sequence[Any], params: dict) -> Any:
         """Append the equation ``prim[params] args`` and return its result's tracer(s)."""
+        if self.keep and any(type(p) is ClosedJaxpr and not p.kept for p in params.values()):
+            params = {k: kept_program(p) if type(p) is ClosedJaxpr else p
+                      for k, p in params.items()}
         inputs = [self.atom(a) for a in args]
         aval = prim.abstract_eval(*[a.aval for a in inputs], **params)  # type: ignore[misc]
         outs = [Var(a) for a in aval] if prim.multiple_results else [Var(aval)]
@@ -308,6 +278,39 @@ class JaxprTrace(Trace):
         consts = [held for _, _, held in self.consts.values()]
         constvars = [var for _, var, _ in self.consts.values()]
         return Jaxpr(constvars, list(self.invars), list(self.eqns), outvars), consts
+
+
+def kept_program(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """``closed``, as a kept program holds it: with ``frozen`` copies of its arrays. (A custom
+    rule's program holds its function's arrays by reference; staged into a kept program, it
+    is copied when staged.)"""
+    if closed.kept:
+        return closed
+    out = ClosedJaxpr(_kept_jaxpr(closed.jaxpr), [frozen(c) for c in closed.consts],
+                      closed.in_tree, closed.out_tree)
+    out.kept = True
+    return out
+
+
+def _kept_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+    """``jaxpr`` with its literals' values and its nested programs as a kept program holds
+    them (the same jaxpr when they are already)."""
+    def atom(a: Atom) -> Atom:
+        return Literal(frozen(a.val)) if isinstance(a, Literal) and not is_frozen(a.val) else a
+
+    eqns = []
+    for e in jaxpr.eqns:
+        inputs = [atom(a) for a in e.inputs]
+        params = {k: kept_program(p) if type(p) is ClosedJaxpr else p
+                  for k, p in e.params.items()}
+        same = all(a is b for a, b in zip(inputs, e.inputs, strict=True)) and all(
+            params[k] is e.params[k] for k in params)
+        eqns.append(e if same else Eqn(e.prim, inputs, params, e.outs))
+    outvars = [atom(a) for a in jaxpr.outvars]
+    if all(a is b for a, b in zip([*eqns, *outvars], [*jaxpr.eqns, *jaxpr.outvars],
+                                  strict=True)):
+        return jaxpr
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, outvars)
 
 
 # Partial evaluation of a call primitive (jit): ``rule(trace, args, params)`` splits the call
@@ -377,7 +380,9 @@ def make_jaxpr_named(fun: Callable[..., Any], transform: str) -> Callable[..., C
                             if t.var is not v)
             out_leaves, out_tree = tree_flatten((out, updated) if updated else out)
             jaxpr, consts = trace.to_jaxpr([as_output(o, transform) for o in out_leaves])
-        return ClosedJaxpr(jaxpr, consts, in_tree, out_tree)
+        closed = ClosedJaxpr(jaxpr, consts, in_tree, out_tree)
+        closed.kept = True
+        return closed
 
     return staged
 

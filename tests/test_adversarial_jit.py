@@ -94,6 +94,10 @@ def _capture(kind: str, c: np.ndarray) -> Callable[[Any], Any]:
         return lambda x: x - view
     if kind == "reshaped":
         return lambda x: x + c.reshape(c.shape)
+    if kind == "custom_jvp":  # a custom rule's program holds c (for eager calls) by reference
+        f = mg.custom_jvp(lambda x: x * 2.0 + c)
+        f.defjvp(lambda p, t: (f(*p), t[0] * c))
+        return f
     raise AssertionError(kind)
 
 
@@ -125,7 +129,8 @@ def _route(name: str, f: Callable[[Any], Any]) -> Callable[[Any], Any]:
     raise AssertionError(name)
 
 
-CAPTURES = ["closure", "global", "default", "folded", "cse pair", "view", "reshaped"]
+CAPTURES = ["closure", "global", "default", "folded", "cse pair", "view", "reshaped",
+            "custom_jvp"]
 ROUTES = ["jit", "make_jaxpr", "eval_jaxpr", "jit(grad)", "grad(jit)", "jit(vmap)",
           "vmap(jit)", "functionalize"]
 
@@ -156,6 +161,24 @@ def test_item2_donated_argument_is_a_captured_array(kind: str, shape: tuple) -> 
     expected = _capture(kind, c.copy())(c.copy())  # eagerly, on copies
     f = mg.jit(_capture(kind, c), donate_argnums=0)
     np.testing.assert_allclose(f(c), expected, rtol=1e-6)  # (the donated c may now be anything)
+
+
+def test_item2_custom_rules_stay_eager_and_jit_keeps_its_copy() -> None:
+    # An eager call of a custom_jvp function reads what its function reads now (its cached
+    # program stands in for calling the function); a jitted one, what it read when traced.
+    # (jit of a custom_jvp function also keeps its rule: it once took the function's __dict__,
+    # and with it the bare function, so the rule was lost.)
+    c = np.arange(3.0)
+    f = mg.custom_jvp(lambda x: x + c)
+    f.defjvp(lambda p, t: (f(*p), t[0] * c))
+    jf = mg.jit(f)
+    x = np.zeros(3)
+    np.testing.assert_array_equal(mg.jvp(jf, (x,), (np.ones(3),))[1], [0.0, 1.0, 2.0])
+    c[0] = 100.0
+    np.testing.assert_array_equal(f(x), [100.0, 1.0, 2.0])
+    np.testing.assert_array_equal(mg.grad(lambda y: mnp.sum(f(y)))(x), [100.0, 1.0, 2.0])
+    np.testing.assert_array_equal(jf(x), [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(mg.jvp(jf, (x,), (np.ones(3),))[1], [0.0, 1.0, 2.0])
 
 
 # --------------------------------------------------------------------------- literals handed out

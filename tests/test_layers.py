@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "minigrad"
 # ".*" covers a subpackage (its __init__ and every module in it).
 LAYERS = [
     ("core", ["minigrad.core"]),
-    ("tree and jaxpr", ["minigrad.tree", "minigrad.api_util", "minigrad.jaxpr"]),
+    ("tree and jaxpr", ["minigrad.tree", "minigrad.api_util", "minigrad.frozen", "minigrad.jaxpr"]),
     ("ops", ["minigrad.ops.*"]),
     ("transforms", ["minigrad.transforms.*"]),
     ("rebinding (in-place updates under transforms)", ["minigrad.rebind"]),

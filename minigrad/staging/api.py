@@ -25,7 +25,8 @@ from minigrad.api_util import (
     check_unsupported,
 )
 from minigrad.core import Tracer, _get_current, eval_trace, get_aval
-from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, released
+from minigrad.frozen import released
+from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from minigrad.rebind import rebind
 from minigrad.staging.call import jit_p, trace_program
 from minigrad.staging.executor import Compiled, compiled
@@ -107,7 +108,10 @@ class Jitted:
         self.name = getattr(fun, "__name__", type(fun).__name__)
         if self.name == "<lambda>":
             self.name = "lambda"
-        functools.update_wrapper(self, fun)  # type: ignore[arg-type]
+        # (its name and docstring; not its __dict__, whose attributes would overwrite ours:
+        # jit of a custom_jvp function ran the function without its rule, since its ``fun``
+        # replaced ours)
+        functools.update_wrapper(self, fun, updated=())  # type: ignore[arg-type]
 
     kind = "jit"
 
@@ -179,7 +183,7 @@ class Jitted:
             return ([as_output(o, repr(self)) for o in out_leaves]
                     + [tracers[i] for i in mutated])
 
-        program = trace_program(flat, [get_aval(x) for x in leaves], repr(self))
+        program = trace_program(flat, [get_aval(x) for x in leaves], repr(self), keep=True)
         # Values of outer transforms the function closed over become leading operands; a
         # program that holds them belongs to this call only.
         lifted = [isinstance(c, Tracer) for c in program.consts]
@@ -191,6 +195,7 @@ class Jitted:
                 Jaxpr([v for v, t in zip(j.constvars, lifted, strict=True) if not t],
                       cv + j.invars, j.eqns, j.outvars),
                 [c for c, t in zip(program.consts, lifted, strict=True) if not t])
+            program.kept = True
         # The caller's array is overwritten with an updated input's final value anyway, so the
         # program may build that value in its buffer (donation): no copy back is needed then.
         donate = tuple(sorted({*donate, *mutated}))

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var, frozen
+from minigrad.frozen import frozen
+from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from minigrad.ops.elementwise import select_p
 from minigrad.ops.structural import broadcast_in_dim_p, full_p
 from minigrad.staging.passes.dce import dce

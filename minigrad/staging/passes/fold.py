@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import get_aval
-from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var, frozen
+from minigrad.frozen import frozen
+from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
 
 def fold_constants(closed: ClosedJaxpr, max_size: int = 1024) -> ClosedJaxpr:
