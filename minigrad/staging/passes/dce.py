@@ -104,17 +104,19 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
             e = form
         kept.append((e, dead))
         live.update(id(a) for a in e.inputs if isinstance(a, Var))
-    # A check form that repeats a check made anyway goes. (Its index stays live: the equation
-    # that makes the check reads it.)
-    made = {_check_key(e) for e, form in kept if not form} - {None}
-    eqns: list[Eqn] = []
-    for e, form in reversed(kept):
-        key = _check_key(e) if form else None
-        if key is not None:
-            if key in made:
-                continue
-            made.add(key)
-        eqns.append(e)
+    eqns = [e for e, _ in reversed(kept)]
+    if any(form for _, form in kept):
+        # A check form that repeats a check made anyway goes. (Its index stays live: the
+        # equation that makes the check reads it.)
+        made = {_check_key(e) for e, form in kept if not form} - {None}
+        eqns = []
+        for e, form in reversed(kept):
+            key = _check_key(e) if form else None
+            if key is not None:
+                if key in made:
+                    continue
+                made.add(key)
+            eqns.append(e)
     constvars, consts = [], []
     for v, c in zip(jaxpr.constvars, closed.consts, strict=True):
         if id(v) in live:
