@@ -98,20 +98,20 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
     for e in reversed(jaxpr.eqns):
         dead = not any(id(v) in live for v in e.outs)
         if dead:
-            form = check_form(e)
-            if form is None:
+            check = check_form(e)
+            if check is None:
                 continue
-            e = form
+            e = check
         kept.append((e, dead))
         live.update(id(a) for a in e.inputs if isinstance(a, Var))
     eqns = [e for e, _ in reversed(kept)]
-    if any(form for _, form in kept):
+    if any(is_form for _, is_form in kept):
         # A check form that repeats a check made anyway goes. (Its index stays live: the
         # equation that makes the check reads it.)
-        made = {_check_key(e) for e, form in kept if not form} - {None}
+        made = {_check_key(e) for e, is_form in kept if not is_form} - {None}
         eqns = []
-        for e, form in reversed(kept):
-            key = _check_key(e) if form else None
+        for e, is_form in reversed(kept):
+            key = _check_key(e) if is_form else None
             if key is not None:
                 if key in made:
                     continue
