@@ -28,6 +28,7 @@ from minigrad.core import (
     get_aval,
     new_trace,
 )
+from minigrad.frozen import frozen, is_frozen, released
 from minigrad.tree import tree_flatten, tree_unflatten
 
 
@@ -89,7 +90,12 @@ class Jaxpr:
 
 
 class ClosedJaxpr:
-    """A jaxpr with the values of its constants: what ``make_jaxpr`` returns."""
+    """A jaxpr with the values of its constants: what ``make_jaxpr`` returns. ``kept``: its
+    arrays are ``frozen`` copies (make_jaxpr's, jit's), so the programs derived from it keep
+    theirs too; a custom rule's program, evaluated in place of calling its function, holds the
+    arrays its function captured, as the function would read them."""
+
+    kept = False
 
     def __init__(self, jaxpr: Jaxpr, consts: list[Any], in_tree: Any = None,
                  out_tree: Any = None):
@@ -111,7 +117,7 @@ class ClosedJaxpr:
         if self.in_tree is not None and tree != self.in_tree:
             raise TypeError(f"ClosedJaxpr: arguments must have the traced structure "
                             f"{self.in_tree}; got {tree}")
-        outs = eval_jaxpr(self.jaxpr, self.consts, *leaves)
+        outs = released(eval_jaxpr(self.jaxpr, self.consts, *leaves))
         return tree_unflatten(self.out_tree, outs) if self.out_tree is not None else outs
 
 
@@ -212,16 +218,22 @@ class JaxprTracer(Tracer):
 
 class JaxprTrace(Trace):
     """Stages primitives into equations. With ``stage_all`` False, a primitive none of whose
-    operands is one of this trace's tracers is not staged: it runs on the parent (it is known)."""
+    operands is one of this trace's tracers is not staged: it runs on the parent (it is known).
+
+    With ``keep`` (the program outlives the call: make_jaxpr's, jit's) every array the
+    function captures becomes a ``frozen`` copy, so the program never sees a later write into
+    it. linearize's trace holds the arrays themselves: a copy per call would cost."""
 
     transform = "make_jaxpr"
 
-    def __init__(self, parent: Trace, stage_all: bool):
+    def __init__(self, parent: Trace, stage_all: bool, keep: bool = False):
         super().__init__(parent)
-        self.stage_all = stage_all
+        self.stage_all, self.keep = stage_all, keep
         self.eqns: list[Eqn] = []
         self.invars: list[Var] = []
-        self.consts: dict[int, tuple[Any, Var]] = {}  # id(value) -> (value, constvar)
+        # id(value) -> (value, constvar, what the program holds); the value is kept alive, so
+        # its id is not reused by another array while tracing
+        self.consts: dict[int, tuple[Any, Var, Any]] = {}
 
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
         var = Var(aval)
@@ -233,10 +245,11 @@ class JaxprTrace(Trace):
         if self.owns(x):
             return x.var
         if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc":
-            return Literal(x)
+            return Literal(frozen(x) if self.keep else x)
         const = self.consts.get(id(x))
         if const is None:
-            const = self.consts[id(x)] = (x, Var(get_aval(x)))
+            held = frozen(x) if self.keep else x
+            const = self.consts[id(x)] = (x, Var(get_aval(x)), held)
         return const[1]
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
@@ -250,6 +263,9 @@ class JaxprTrace(Trace):
 
     def stage(self, prim: Primitive, args: Sequence[Any], params: dict) -> Any:
         """Append the equation ``prim[params] args`` and return its result's tracer(s)."""
+        if self.keep and any(type(p) is ClosedJaxpr and not p.kept for p in params.values()):
+            params = {k: kept_program(p) if type(p) is ClosedJaxpr else p
+                      for k, p in params.items()}
         inputs = [self.atom(a) for a in args]
         aval = prim.abstract_eval(*[a.aval for a in inputs], **params)  # type: ignore[misc]
         outs = [Var(a) for a in aval] if prim.multiple_results else [Var(aval)]
@@ -259,9 +275,42 @@ class JaxprTrace(Trace):
 
     def to_jaxpr(self, outs: Sequence[Any]) -> tuple[Jaxpr, list[Any]]:
         outvars = [self.atom(o) for o in outs]
-        consts = [v for v, _ in self.consts.values()]
-        constvars = [var for _, var in self.consts.values()]
+        consts = [held for _, _, held in self.consts.values()]
+        constvars = [var for _, var, _ in self.consts.values()]
         return Jaxpr(constvars, list(self.invars), list(self.eqns), outvars), consts
+
+
+def kept_program(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """``closed``, as a kept program holds it: with ``frozen`` copies of its arrays. (A custom
+    rule's program holds its function's arrays by reference; staged into a kept program, it
+    is copied when staged.)"""
+    if closed.kept:
+        return closed
+    out = ClosedJaxpr(_kept_jaxpr(closed.jaxpr), [frozen(c) for c in closed.consts],
+                      closed.in_tree, closed.out_tree)
+    out.kept = True
+    return out
+
+
+def _kept_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+    """``jaxpr`` with its literals' values and its nested programs as a kept program holds
+    them (the same jaxpr when they are already)."""
+    def atom(a: Atom) -> Atom:
+        return Literal(frozen(a.val)) if isinstance(a, Literal) and not is_frozen(a.val) else a
+
+    eqns = []
+    for e in jaxpr.eqns:
+        inputs = [atom(a) for a in e.inputs]
+        params = {k: kept_program(p) if type(p) is ClosedJaxpr else p
+                  for k, p in e.params.items()}
+        same = all(a is b for a, b in zip(inputs, e.inputs, strict=True)) and all(
+            params[k] is e.params[k] for k in params)
+        eqns.append(e if same else Eqn(e.prim, inputs, params, e.outs))
+    outvars = [atom(a) for a in jaxpr.outvars]
+    if all(a is b for a, b in zip([*eqns, *outvars], [*jaxpr.eqns, *jaxpr.outvars],
+                                  strict=True)):
+        return jaxpr
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, outvars)
 
 
 # Partial evaluation of a call primitive (jit): ``rule(trace, args, params)`` splits the call
@@ -319,7 +368,7 @@ def make_jaxpr_named(fun: Callable[..., Any], transform: str) -> Callable[..., C
         leaves, in_tree = tree_flatten((args, kwargs))  # keyword arguments are inputs too
         paths = call_paths(in_tree)
         leaves = [as_operand(x, transform, p) for x, p in zip(leaves, paths, strict=True)]
-        trace = JaxprTrace(current_trace(), stage_all=True)
+        trace = JaxprTrace(current_trace(), stage_all=True, keep=True)
         trace.transform = transform
         with new_trace(trace):
             tracers = [trace.new_arg(get_aval(x)) for x in leaves]
@@ -331,7 +380,9 @@ def make_jaxpr_named(fun: Callable[..., Any], transform: str) -> Callable[..., C
                             if t.var is not v)
             out_leaves, out_tree = tree_flatten((out, updated) if updated else out)
             jaxpr, consts = trace.to_jaxpr([as_output(o, transform) for o in out_leaves])
-        return ClosedJaxpr(jaxpr, consts, in_tree, out_tree)
+        closed = ClosedJaxpr(jaxpr, consts, in_tree, out_tree)
+        closed.kept = True
+        return closed
 
     return staged
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Sequence
+import struct
+import threading
+from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
@@ -23,6 +25,7 @@ from minigrad.api_util import (
     check_unsupported,
 )
 from minigrad.core import Tracer, _get_current, eval_trace, get_aval
+from minigrad.frozen import released
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from minigrad.rebind import rebind
 from minigrad.staging.call import jit_p, trace_program
@@ -44,35 +47,71 @@ def _str_tuple(what: str, value: Any) -> tuple[str, ...]:
     return items
 
 
+def static_key(value: Any) -> Hashable:
+    """The cache key of a static argument's value: equal for values that give the same
+    program. Python's ``==`` is not that: ``nan != nan`` (a NaN would miss on every call),
+    ``0.0 == -0.0`` and ``1 == 1.0 == True`` (one would run the other's program). So floats
+    are keyed by their bits and every value with its type, inside tuples too."""
+    kind = type(value)
+    if kind is int or kind is str or kind is bool or value is None:  # (the common statics)
+        return (kind, value)
+    if isinstance(value, float):
+        return (kind, struct.pack("<d", value))
+    if isinstance(value, complex):
+        return (kind, struct.pack("<dd", value.real, value.imag))
+    if isinstance(value, np.generic):
+        return (kind, value.dtype, value.tobytes())
+    if isinstance(value, tuple):
+        return (kind, tuple(static_key(v) for v in value))
+    if isinstance(value, frozenset):
+        return (kind, frozenset(static_key(v) for v in value))
+    return (kind, value)
+
+
 class Entry:
     """A cached trace: the program, how to rebuild the output tree, and which inputs the
     function updates in place (``mutated``, positions among the leaves: the program returns
-    their final values after its outputs, and the call writes them back)."""
+    their final values after its outputs, and the call writes them back). ``used``: whether a
+    call ran it since the cache last looked (see ``Jitted.cache_size``)."""
 
-    __slots__ = ("program", "out_tree", "fn", "donate", "mutated")
+    __slots__ = ("program", "out_tree", "fn", "donate", "mutated", "used", "cached")
 
     def __init__(self, program: ClosedJaxpr, out_tree: PyTreeDef, donate: tuple[int, ...],
                  mutated: tuple[int, ...] = ()):
         self.program, self.out_tree, self.donate = program, out_tree, donate
         self.mutated = mutated
         self.fn: Callable[..., list] | None = None  # compiled on first use
+        self.used = False
+        self.cached = False  # whether the cache holds it
 
 
 class Jitted:
-    """A jitted function: call it, or ``lower`` it to read its program and generated code."""
+    """A jitted function: call it, or ``lower`` it to read its program and generated code.
+
+    It keeps at most ``cache_size`` signatures' programs (a class attribute; set it on one
+    function to change that function's bound). A miss beyond that drops the least recently
+    used one, by the second-chance rule: a call marks its entry used, and the eviction passes
+    over a marked entry once (unmarking it) before it drops an unmarked one, so a hit costs
+    one attribute store."""
+
+    cache_size = 256
 
     def __init__(self, fun: Callable[..., Any], static_argnums: tuple[int, ...],
                  static_argnames: tuple[str, ...], donate_argnums: tuple[int, ...]):
         self.fun = fun
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
         self.donate_argnums = donate_argnums
-        self.cache: dict[Any, Entry] = {}
+        self.cache: dict[Any, Entry] = {}  # in order of insertion or of a second chance
         self.fast: dict[Any, Entry] = {}  # positional arrays only: by their shapes and dtypes
+        self.lock = threading.Lock()  # (for the cache's updates, on a miss)
         self.traces = 0  # how many times fun was traced (a miss of the cache)
         self.name = getattr(fun, "__name__", type(fun).__name__)
         if self.name == "<lambda>":
             self.name = "lambda"
-        functools.update_wrapper(self, fun)  # type: ignore[arg-type]
+        # (its name and docstring; not its __dict__, whose attributes would overwrite ours:
+        # jit of a custom_jvp function ran the function without its rule, since its ``fun``
+        # replaced ours)
+        functools.update_wrapper(self, fun, updated=())  # type: ignore[arg-type]
 
     kind = "jit"
 
@@ -117,9 +156,11 @@ class Jitted:
             counts = [len(tree_flatten(a)[0]) for a in dyn]
             starts = np.cumsum([0, *counts])
             donate = tuple(k for j in donated_args for k in range(starts[j], starts[j + 1]))
-        key = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics, donate)
+        statics_key = tuple((kind, where, static_key(value)) for kind, where, value in statics)
+        key = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics_key, donate)
         entry = self.cache.get(key)
         if entry is not None:
+            entry.used = True
             return entry, leaves, [], raw
         self.traces += 1
         out_box: list[PyTreeDef] = []
@@ -142,7 +183,7 @@ class Jitted:
             return ([as_output(o, repr(self)) for o in out_leaves]
                     + [tracers[i] for i in mutated])
 
-        program = trace_program(flat, [get_aval(x) for x in leaves], repr(self))
+        program = trace_program(flat, [get_aval(x) for x in leaves], repr(self), keep=True)
         # Values of outer transforms the function closed over become leading operands; a
         # program that holds them belongs to this call only.
         lifted = [isinstance(c, Tracer) for c in program.consts]
@@ -154,6 +195,7 @@ class Jitted:
                 Jaxpr([v for v, t in zip(j.constvars, lifted, strict=True) if not t],
                       cv + j.invars, j.eqns, j.outvars),
                 [c for c, t in zip(program.consts, lifted, strict=True) if not t])
+            program.kept = True
         # The caller's array is overwritten with an updated input's final value anyway, so the
         # program may build that value in its buffer (donation): no copy back is needed then.
         donate = tuple(sorted({*donate, *mutated}))
@@ -161,8 +203,26 @@ class Jitted:
             donate = tuple(k + len(closed_over) for k in donate)
         entry = Entry(program, out_box[0], donate, tuple(mutated))
         if not closed_over:
-            self.cache[key] = entry
+            self.store(key, entry)
         return entry, leaves, closed_over, raw
+
+    def store(self, key: Any, entry: Entry) -> None:
+        """Cache ``entry`` under ``key``, first dropping entries beyond ``cache_size``: the
+        oldest one not used since the eviction last passed it (second chance)."""
+        with self.lock:
+            cache = self.cache
+            while cache and len(cache) >= max(1, self.cache_size):
+                old_key, old = next(iter(cache.items()))
+                del cache[old_key]
+                if old.used:  # a second chance: to the back, unmarked
+                    old.used = False
+                    cache[old_key] = old
+                    continue
+                old.cached = False
+                for k in [k for k, e in self.fast.items() if e is old]:
+                    del self.fast[k]
+            cache[key] = entry
+            entry.cached = True
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # speed: positional arrays and no transform running, the common call, skip the
@@ -172,15 +232,18 @@ class Jitted:
             key = tuple([(a.shape, a.dtype) for a in args])
             entry = self.fast.get(key)
             if entry is not None and not entry.mutated:
+                entry.used = True
                 if entry.fn is None:
                     entry.fn = compiled(entry.program, entry.donate, self.name).fn
                 outs = entry.fn(*args)
                 return outs[0] if entry.out_tree is LEAF else tree_unflatten(entry.out_tree,
                                                                             outs)
         entry, leaves, closed_over, raw = self._entry(args, kwargs)
-        if not closed_over and not kwargs and not self.static_argnums and all(
+        if not closed_over and not kwargs and not self.static_argnums and not entry.mutated and all(
                 type(a) is np.ndarray for a in args):
-            self.fast[tuple([(a.shape, a.dtype) for a in args])] = entry
+            with self.lock:
+                if entry.cached:  # (not dropped by another thread meanwhile)
+                    self.fast[tuple([(a.shape, a.dtype) for a in args])] = entry
         if entry.mutated:
             check_writable(repr(self), entry, raw, leaves)
         outs = self.run(entry, [*closed_over, *leaves])
@@ -241,7 +304,7 @@ class Functionalized(Jitted):
     kind = "functionalize"
 
     def run(self, entry: Entry, operands: list[Any]) -> list[Any]:
-        return eval_jaxpr(entry.program.jaxpr, entry.program.consts, *operands)
+        return released(eval_jaxpr(entry.program.jaxpr, entry.program.consts, *operands))
 
 
 def functionalize(fun: Callable[..., Any]) -> Functionalized:

@@ -42,15 +42,19 @@ jit_p.multiple_results = True
 
 
 def trace_program(fun: Callable[..., Sequence[Any]], avals: Sequence[ShapedArray],
-                  transform: str = "jit") -> ClosedJaxpr:
+                  transform: str = "jit", keep: bool = False) -> ClosedJaxpr:
     """The program of ``fun`` (a function of flat arguments returning a flat list), staged at
-    ``avals``. Values ``fun`` closes over become constants of the program."""
-    trace = JaxprTrace(current_trace(), stage_all=True)
+    ``avals``. Values ``fun`` closes over become constants of the program; with ``keep``
+    (jit's programs and those derived from them) read-only copies of them
+    (``minigrad.jaxpr.frozen``), so a later write into a captured array never reaches it."""
+    trace = JaxprTrace(current_trace(), stage_all=True, keep=keep)
     trace.transform = transform
     with new_trace(trace):
         outs = fun(*[trace.new_arg(a) for a in avals])
         jaxpr, consts = trace.to_jaxpr(list(outs))
-    return ClosedJaxpr(jaxpr, consts)
+    closed = ClosedJaxpr(jaxpr, consts)
+    closed.kept = keep
+    return closed
 
 
 # Derived programs, per program: (rule, flags) -> result. Weak, so a program no longer used
@@ -111,7 +115,7 @@ def jvp_program(closed: ClosedJaxpr, nonzero: tuple[bool, ...]) -> tuple[ClosedJ
         out_nonzero[:] = [not isinstance(t, Zero) for _, t in pairs]
         return [p for p, _ in pairs] + [t for _, t in pairs if not isinstance(t, Zero)]
 
-    return trace_program(fun, in_avals + tan_avals), out_nonzero
+    return trace_program(fun, in_avals + tan_avals, keep=closed.kept), out_nonzero
 
 
 def jvp_call(closed: ClosedJaxpr, primals: Sequence[Any], tangents: Sequence[Any], name: str
@@ -161,7 +165,7 @@ def batch_program(closed: ClosedJaxpr, axis_size: int, dims: tuple[int | None, .
         out_dims[:] = [None if d is None else 0 for _, d in pairs]
         return [x if d is None else moveaxis(x, d, 0) for x, d in pairs]
 
-    return trace_program(fun, avals), out_dims
+    return trace_program(fun, avals, keep=closed.kept), out_dims
 
 
 @jit_p.def_batch
@@ -187,7 +191,7 @@ def partial_eval_program(closed: ClosedJaxpr, unknown: tuple[bool, ...]
 
     def known_fun(*known: Any) -> list[Any]:
         outer = current_trace()  # stages the known part
-        pe = JaxprTrace(outer, stage_all=False)
+        pe = JaxprTrace(outer, stage_all=False, keep=closed.kept)
         pe.transform = "jit's linearize"
         with new_trace(pe):
             known_it = iter(known)
@@ -206,10 +210,11 @@ def partial_eval_program(closed: ClosedJaxpr, unknown: tuple[bool, ...]
                       + staged.invars, staged.eqns, staged.outvars)
         parts["staged"] = ClosedJaxpr(jaxpr, [c for c, r in zip(consts, is_res, strict=True)
                                               if not r])
+        parts["staged"].kept = closed.kept
         parts["out_unknown"], parts["n_res"] = out_unknown, len(res)
         return [o for o, u in zip(outs, out_unknown, strict=True) if not u] + res
 
-    known = trace_program(known_fun, known_avals, "jit's linearize")
+    known = trace_program(known_fun, known_avals, "jit's linearize", keep=closed.kept)
     return known, parts["staged"], parts["out_unknown"], parts["n_res"]
 
 
@@ -253,7 +258,7 @@ def transpose_program(closed: ClosedJaxpr, linear: tuple[bool, ...],
         cts_in = backward_pass(closed.jaxpr, closed.consts, linear, full, cts_out)
         return [instantiate(c) for c, lin in zip(cts_in, linear, strict=True) if lin]
 
-    return trace_program(fun, avals, "jit's transpose")
+    return trace_program(fun, avals, "jit's transpose", keep=closed.kept)
 
 
 @jit_p.def_transpose
