@@ -21,7 +21,7 @@ from minigrad.ops.index_copy import index_copy
 from minigrad.ops.index_fill import index_fill
 from minigrad.ops.masked_fill import masked_fill
 from minigrad.ops.masked_scatter import masked_scatter
-from minigrad.rebind import note_view
+from minigrad.rebind import augmented, fresh, note_view, untraced_target
 
 ArrayLike = Any
 
@@ -73,6 +73,13 @@ def _promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadca
 def _float_dtype(*xs: ArrayLike) -> np.dtype:
     dtype = _result_dtype(*xs)
     return dtype if dtype.kind in "fc" else np.dtype(np.float64)  # floating or complex
+
+
+def _copy(x: Any) -> Any:
+    """A copy, where NumPy returns one and the primitive skipped a bind that would change
+    nothing (returning ``x`` or a view of it): a later in-place update of ``x`` must not show
+    through. Under a transform, a new tracer (``minigrad.rebind.fresh``)."""
+    return fresh(x) if isinstance(x, Tracer) else x.copy()
 
 
 def _view(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -177,7 +184,8 @@ def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Any:
 
 
 def astype(x: ArrayLike, dtype: Any) -> Any:
-    return ew.convert_element_type(asarray(x), dtype)
+    out = ew.convert_element_type(asarray(x), dtype)
+    return _copy(out) if out is x else out  # (NumPy's astype copies, to the same dtype too)
 
 
 # --------------------------------------------------------------------------- axes and shapes
@@ -206,13 +214,15 @@ def sum(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = 
     axes = _axes(axis, get_aval(x).ndim, "sum")
     if get_aval(x).dtype == np.bool_:
         x = ew.convert_element_type(x, np.int64)
-    return _keep(st.reduce_sum(x, axes), axes, keepdims)
+    out = _keep(st.reduce_sum(x, axes), axes, keepdims)
+    return out if axes else _copy(out)  # (summing over no axes, NumPy still copies)
 
 
 def max(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Any:
     x = asarray(x)
     axes = _axes(axis, get_aval(x).ndim, "max")
-    return _keep(ew.reduce_max(x, axes), axes, keepdims)
+    out = _keep(ew.reduce_max(x, axes), axes, keepdims)
+    return out if axes else _copy(out)
 
 
 def mean(x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Any:
@@ -302,7 +312,8 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int = 0) -> Any:
     if ndim == 0:
         raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
     (ax,) = _axes(axis, ndim, "concatenate")
-    return st.concatenate(xs, ax)
+    out = st.concatenate(xs, ax)
+    return _copy(out) if len(xs) == 1 else out  # (one array: NumPy copies it, stack too)
 
 
 def stack(arrays: Sequence[ArrayLike], axis: int = 0) -> Any:
@@ -455,6 +466,9 @@ def getitem(x: ArrayLike, key: Any) -> Any:
         axis += 1
     out = st.slice_array(x, starts, limits, steps)
     for a in flips:  # a negative step: the positive-step slice, read backwards
+        if isinstance(out, np.ndarray):  # eagerly, NumPy's view (traced: noted as one below)
+            out = out[(slice(None),) * a + (slice(None, None, -1),)]
+            continue
         size = get_aval(out).shape[a]
         out = take(out, np.arange(size - 1, -1, -1), a)
     # NumPy's rule: with an array index, int indices are advanced indices too. If all advanced
@@ -564,6 +578,9 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
 
 def _array_ufunc(self: Tracer, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
     fn = _UFUNCS.get(ufunc)
+    out = kwargs.get("out")
+    if out is not None and any(isinstance(o, np.ndarray) for o in out):  # ndarray += tracer
+        raise untraced_target(f"numpy.{ufunc.__name__} into an array", self._trace.transform)
     if fn is None or method != "__call__" or kwargs:
         what = ufunc.__name__ + ("" if method == "__call__" else f".{method}")
         extra = f" with keyword arguments {sorted(kwargs)}" if kwargs and fn else ""
@@ -587,13 +604,17 @@ def _array_function(self: Tracer, func: Any, types: Any, args: tuple, kwargs: di
 # are built on the core, so they are installed on the class from here (as jax.numpy installs
 # its operators), not imported by the core.
 _TRACER_METHODS: dict[str, Callable[..., Any]] = {
-    "__neg__": negative, "__pos__": lambda x: x,
+    "__neg__": negative, "__pos__": _copy,
     "__add__": add, "__radd__": lambda x, o: add(o, x),
     "__sub__": subtract, "__rsub__": lambda x, o: subtract(o, x),
     "__mul__": multiply, "__rmul__": lambda x, o: multiply(o, x),
     "__truediv__": divide, "__rtruediv__": lambda x, o: divide(o, x),
     "__pow__": power, "__rpow__": lambda x, o: power(o, x),
     "__matmul__": matmul, "__rmatmul__": lambda x, o: matmul(o, x),
+    # x += y updates x in place, as NumPy's does: every name for x sees it
+    "__iadd__": augmented(add, "+="), "__isub__": augmented(subtract, "-="),
+    "__imul__": augmented(multiply, "*="), "__itruediv__": augmented(divide, "/="),
+    "__ipow__": augmented(power, "**="), "__imatmul__": augmented(matmul, "@="),
     "__eq__": equal, "__ne__": not_equal, "__lt__": less, "__le__": less_equal,
     "__gt__": greater, "__ge__": greater_equal, "__getitem__": getitem,
     "__array_ufunc__": _array_ufunc, "__array_function__": _array_function,

@@ -4,6 +4,11 @@ The signature is the pytree structure of the dynamic arguments, each leaf's shap
 and the values of the static arguments (hashable: they are part of the key). On a miss the
 function is traced to a program (Python side effects run then, and only then); the call itself
 is one ``jit`` equation, so every transform applies to it (its rules are in ``call.py``).
+
+A function that updates an argument in place is also specialised to how the arguments alias
+(as torch.compile's guards do): the same array passed twice is one input of the program, so
+an update of one shows through the other, as eagerly; overlapping views of one array, which a
+program cannot express, raise naming both arguments.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
 
 from minigrad.api_util import (
     Paths,
@@ -24,7 +30,7 @@ from minigrad.api_util import (
 )
 from minigrad.core import Tracer, _get_current, eval_trace, get_aval
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
-from minigrad.rebind import rebind
+from minigrad.rebind import InPlaceError, check_updatable, rebind, untraced_target
 from minigrad.staging.call import jit_p, trace_program
 from minigrad.staging.executor import Compiled, compiled
 from minigrad.tree import LEAF, PyTreeDef, tree_flatten, tree_unflatten
@@ -47,14 +53,18 @@ def _str_tuple(what: str, value: Any) -> tuple[str, ...]:
 class Entry:
     """A cached trace: the program, how to rebuild the output tree, and which inputs the
     function updates in place (``mutated``, positions among the leaves: the program returns
-    their final values after its outputs, and the call writes them back)."""
+    their final values after its outputs, and the call writes them back). ``same``: the
+    aliasing the program was traced for (``aliasing``), None for distinct arguments;
+    ``captured``: the arrays it closes over, when it updates an input (checked against the
+    inputs on every call)."""
 
-    __slots__ = ("program", "out_tree", "fn", "donate", "mutated")
+    __slots__ = ("program", "out_tree", "fn", "donate", "mutated", "same", "captured")
 
     def __init__(self, program: ClosedJaxpr, out_tree: PyTreeDef, donate: tuple[int, ...],
-                 mutated: tuple[int, ...] = ()):
+                 mutated: tuple[int, ...] = (), same: tuple[int, ...] | None = None):
         self.program, self.out_tree, self.donate = program, out_tree, donate
-        self.mutated = mutated
+        self.mutated, self.same = mutated, same
+        self.captured = [c for c in program.consts if isinstance(c, np.ndarray)] if mutated else []
         self.fn: Callable[..., list] | None = None  # compiled on first use
 
 
@@ -119,13 +129,23 @@ class Jitted:
             donate = tuple(k for j in donated_args for k in range(starts[j], starts[j + 1]))
         key = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics, donate)
         entry = self.cache.get(key)
+        if entry is not None and not entry.mutated:  # a pure function: aliasing is no matter
+            return entry, leaves, [], raw
+        same, overlaps = aliasing(leaves)
+        paths = Paths(lambda: call_paths(in_tree))
+        if same is not None:  # the same array twice: a program of its own
+            key = (key, same)
+            entry = self.cache.get(key)
         if entry is not None:
+            check_updates(repr(self), entry, raw, leaves, overlaps, paths)
             return entry, leaves, [], raw
         self.traces += 1
         out_box: list[PyTreeDef] = []
         mutated: list[int] = []
 
         def flat(*tracers: Any) -> list[Any]:
+            if same is not None:  # one tracer for the leaves that are one array
+                tracers = tuple(tracers[j] for j in same)
             inputs = [t.var for t in tracers]
             f_args, f_kwargs = tree_unflatten(in_tree, tracers)
             full = list(f_args)
@@ -138,7 +158,7 @@ class Jitted:
             out_box.append(out_tree)
             # an input the function updated in place (its tracer was rebound) is an output too
             mutated[:] = [i for i, (t, v) in enumerate(zip(tracers, inputs, strict=True))
-                          if t.var is not v]
+                          if t.var is not v and (same is None or same[i] == i)]
             return ([as_output(o, repr(self)) for o in out_leaves]
                     + [tracers[i] for i in mutated])
 
@@ -159,9 +179,10 @@ class Jitted:
         donate = tuple(sorted({*donate, *mutated}))
         if closed_over:
             donate = tuple(k + len(closed_over) for k in donate)
-        entry = Entry(program, out_box[0], donate, tuple(mutated))
+        entry = Entry(program, out_box[0], donate, tuple(mutated), same)
         if not closed_over:
             self.cache[key] = entry
+        check_updates(repr(self), entry, raw, leaves, overlaps, paths, closed_over)
         return entry, leaves, closed_over, raw
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -177,12 +198,10 @@ class Jitted:
                 outs = entry.fn(*args)
                 return outs[0] if entry.out_tree is LEAF else tree_unflatten(entry.out_tree,
                                                                             outs)
-        entry, leaves, closed_over, raw = self._entry(args, kwargs)
-        if not closed_over and not kwargs and not self.static_argnums and all(
-                type(a) is np.ndarray for a in args):
+        entry, leaves, closed_over, _ = self._entry(args, kwargs)
+        if not closed_over and not kwargs and not self.static_argnums and entry.same is None \
+                and all(type(a) is np.ndarray for a in args):
             self.fast[tuple([(a.shape, a.dtype) for a in args])] = entry
-        if entry.mutated:
-            check_writable(repr(self), entry, raw, leaves)
         outs = self.run(entry, [*closed_over, *leaves])
         return write_back(entry, leaves, outs, repr(self))
 
@@ -199,19 +218,99 @@ class Jitted:
         return Lowered(compiled(entry.program, entry.donate, self.name), entry.program)
 
 
-def check_writable(name: str, entry: Entry, raw: list, leaves: list) -> None:
-    """The inputs the function updates in place must be arrays it may write: checked before
-    any work, as the eager update would. ``raw``: the caller's leaves, before conversion."""
-    for i in entry.mutated:
+def aliasing(leaves: Sequence[Any]) -> tuple[tuple[int, ...] | None, list[tuple[int, int]]]:
+    """How a call's leaves alias. ``same``: for each leaf, the first leaf that is the same
+    array (the same tracer, or an ndarray of the same memory, shape, strides and dtype), or
+    None when no two are; ``overlaps``: the pairs of other leaves that share memory
+    (overlapping views of one array; disjoint views, a[::2] and a[1::2], do not)."""
+    same = list(range(len(leaves)))
+    first: dict[Any, int] = {}
+    spans = []
+    for i, x in enumerate(leaves):
+        if isinstance(x, Tracer):
+            same[i] = first.setdefault(id(x), i)
+        elif isinstance(x, np.ndarray) and x.size:
+            bounds = byte_bounds(x)
+            same[i] = first.setdefault((bounds, x.shape, x.strides, x.dtype), i)
+            if same[i] == i:
+                spans.append((bounds, i))
+    spans.sort()
+    overlaps = []
+    for k, ((_, hi), i) in enumerate(spans):  # a sweep: only spans that meet are compared
+        for (lo, _), j in spans[k + 1:]:
+            if lo >= hi:
+                break
+            if _shares_memory(leaves[i], leaves[j]):
+                overlaps.append((min(i, j), max(i, j)))
+    return (None if same == list(range(len(leaves))) else tuple(same)), overlaps
+
+
+def _shares_memory(x: np.ndarray, y: np.ndarray) -> bool:
+    try:
+        return bool(np.shares_memory(x, y, max_work=10_000))
+    except np.exceptions.TooHardError:  # (strides too intricate to decide: assume they do)
+        return True
+
+
+def check_updates(name: str, entry: Entry, raw: list, leaves: list,
+                  overlaps: list[tuple[int, int]], paths: Paths,
+                  closed_over: Sequence[Any] = ()) -> None:
+    """Before any work, as the eager update would: the inputs the function updates in place
+    must be arrays it may write (``raw``: the caller's leaves, before conversion), able to
+    hold their new values, and with no other name the program cannot show the update through
+    (an overlapping view passed as another argument, an array or an outer transform's value
+    the function closes over: those raise naming the arguments)."""
+    if not entry.mutated:
+        return
+    mutated = set(entry.mutated)
+    operands = [*closed_over, *leaves]
+    traced: list[bool] | None = None
+    for k, i in enumerate(entry.mutated):
         x = leaves[i]
         if isinstance(x, Tracer):
+            check_updatable(x, name)  # (not a view of a tracer, nor one with a live view)
+            if any(c is x for c in closed_over):
+                raise InPlaceError(
+                    f"{name}: the function updates {paths[i]} in place, and also closes over "
+                    f"it: the program reads the closed-over value as it was. Pass it as an "
+                    f"argument only")
             continue
-        if raw[i] is not x:  # a Python number or a list, converted: not the caller's array
-            raise TypeError(f"{name}: the function updates an argument in place, so it "
-                            f"must be a NumPy array; got {type(raw[i]).__name__}")
-        if not x.flags.writeable:
-            raise ValueError(f"{name}: the function updates an argument in place, and "
-                             f"that array is read-only")
+        if not isinstance(raw[i], np.ndarray):  # a number or a list, converted: not an array
+            raise TypeError(f"{name}: the function updates {paths[i]} in place, so it must "
+                            f"be a NumPy array; got {type(raw[i]).__name__}")
+        if not x.flags.writeable:  # (an ndarray subclass, np.memmap say, is written through x)
+            raise ValueError(f"{name}: the function updates {paths[i]} in place, and that "
+                             f"array is read-only")
+        if traced is None:  # under a transform, its values cannot go into a NumPy array
+            traced = _depends(entry.program.jaxpr, [isinstance(a, Tracer) for a in operands])
+        if traced[len(traced) - len(entry.mutated) + k]:
+            tracer = next(a for a in operands if isinstance(a, Tracer))
+            raise untraced_target(name, tracer._trace.transform, paths[i])
+        if any(np.may_share_memory(x, c) for c in entry.captured):
+            raise InPlaceError(
+                f"{name}: the function updates {paths[i]} in place, and that array is also "
+                f"one it closes over (they share memory): the program reads the captured "
+                f"array as it was traced, not as updated. Pass the array as an argument only, "
+                f"or a copy of it")
+    for i, j in overlaps:
+        if i in mutated or j in mutated:
+            k, other = (i, j) if i in mutated else (j, i)
+            raise InPlaceError(
+                f"{name}: {paths[k]} and {paths[other]} are overlapping views of one array "
+                f"(they share memory, and are not the same array), and the function updates "
+                f"{paths[k]} in place: eagerly the update would show through {paths[other]}, "
+                f"which the program cannot express. Pass the same array for both, or a copy "
+                f"for one")
+
+
+def _depends(jaxpr: Jaxpr, flags: list[bool]) -> list[bool]:
+    """For each output of ``jaxpr``: does it depend on an input whose flag is set?"""
+    marked = {id(v) for v, f in zip(jaxpr.invars, flags, strict=True) if f}
+    if marked:
+        for e in jaxpr.eqns:
+            if any(id(a) in marked for a in e.inputs):
+                marked.update(id(v) for v in e.outs)
+    return [id(v) in marked for v in jaxpr.outvars]
 
 
 def write_back(entry: Entry, leaves: list, outs: list, what: str) -> Any:
