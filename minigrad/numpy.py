@@ -21,7 +21,10 @@ from minigrad.ops.index_copy import index_copy
 from minigrad.ops.index_fill import index_fill
 from minigrad.ops.masked_fill import masked_fill
 from minigrad.ops.masked_scatter import masked_scatter
-from minigrad.rebind import augmented, fresh, note_view, untraced_target
+from minigrad.rebind import augmented as _augmented
+from minigrad.rebind import fresh as _fresh
+from minigrad.rebind import note_view
+from minigrad.rebind import untraced_target as _untraced_target
 
 ArrayLike = Any
 
@@ -79,7 +82,7 @@ def _copy(x: Any) -> Any:
     """A copy, where NumPy returns one and the primitive skipped a bind that would change
     nothing (returning ``x`` or a view of it): a later in-place update of ``x`` must not show
     through. Under a transform, a new tracer (``minigrad.rebind.fresh``)."""
-    return fresh(x) if isinstance(x, Tracer) else x.copy()
+    return _fresh(x) if isinstance(x, Tracer) else x.copy()
 
 
 def _view(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -416,6 +419,8 @@ def getitem(x: ArrayLike, key: Any) -> Any:
     key = key if isinstance(key, tuple) else (key,)
     shape = get_aval(x).shape
     n_real = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
+    scalar = len(key) == len(shape) and builtins.all(  # an int for every axis, nothing else
+        isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key)
     if n_real > len(shape):
         raise IndexError(f"too many indices for an array of rank {len(shape)}; got {key}")
     # Adjacency of the advanced indices is judged on the key as written: NumPy counts an
@@ -498,6 +503,8 @@ def getitem(x: ArrayLike, key: Any) -> Any:
             slots.extend(["adv"] * idx_ndim)
     new_axes = [j for j, kind in enumerate(slots) if kind == "new"]
     out = st.expand_dims(out, new_axes) if new_axes else out
+    if scalar:  # NumPy's result is then a scalar: a copy
+        return _copy(out)
     # basic indexing makes a view in NumPy; an integer-array index, a copy
     return note_view(out, x) if take_at is None and isinstance(x, Tracer) else out
 
@@ -580,7 +587,7 @@ def _array_ufunc(self: Tracer, ufunc: Any, method: str, *inputs: Any, **kwargs: 
     fn = _UFUNCS.get(ufunc)
     out = kwargs.get("out")
     if out is not None and any(isinstance(o, np.ndarray) for o in out):  # ndarray += tracer
-        raise untraced_target(f"numpy.{ufunc.__name__} into an array", self._trace.transform)
+        raise _untraced_target(f"numpy.{ufunc.__name__} into an array", self._trace.transform)
     if fn is None or method != "__call__" or kwargs:
         what = ufunc.__name__ + ("" if method == "__call__" else f".{method}")
         extra = f" with keyword arguments {sorted(kwargs)}" if kwargs and fn else ""
@@ -612,9 +619,9 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "__pow__": power, "__rpow__": lambda x, o: power(o, x),
     "__matmul__": matmul, "__rmatmul__": lambda x, o: matmul(o, x),
     # x += y updates x in place, as NumPy's does: every name for x sees it
-    "__iadd__": augmented(add, "+="), "__isub__": augmented(subtract, "-="),
-    "__imul__": augmented(multiply, "*="), "__itruediv__": augmented(divide, "/="),
-    "__ipow__": augmented(power, "**="), "__imatmul__": augmented(matmul, "@="),
+    "__iadd__": _augmented(add, "+="), "__isub__": _augmented(subtract, "-="),
+    "__imul__": _augmented(multiply, "*="), "__itruediv__": _augmented(divide, "/="),
+    "__ipow__": _augmented(power, "**="), "__imatmul__": _augmented(matmul, "@="),
     "__eq__": equal, "__ne__": not_equal, "__lt__": less, "__le__": less_equal,
     "__gt__": greater, "__ge__": greater_equal, "__getitem__": getitem,
     "__array_ufunc__": _array_ufunc, "__array_function__": _array_function,

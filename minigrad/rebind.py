@@ -75,6 +75,13 @@ def note_view(view: Any, base: Any) -> Any:
     return view
 
 
+def note_number(x: Tracer) -> None:
+    """Record that ``x`` stands for a Python number (an argument jit converted to an array):
+    ``x += 1`` then makes a new value, as it does on the number (of another type, maybe: True
+    + 1 is 2), instead of updating x."""
+    x._trace.__dict__.setdefault("numbers", set()).add(id(x))
+
+
 def check_updatable(x: Tracer, what: str) -> None:
     """Raise unless ``x`` may be updated in place under its transform."""
     views = _views(x._trace)
@@ -122,18 +129,20 @@ def augmented(fn: Callable[[Any, Any], Any], symbol: str) -> Callable[[Tracer, A
     what = f"x {symbol} y"
 
     def update(x: Tracer, y: Any) -> Tracer:
+        if id(x) in x._trace.__dict__.get("numbers", ()):
+            return fn(x, y)  # type: ignore[no-any-return]
         check_updatable(x, what)
         out = fn(x, y)
         aval, new = x.aval, get_aval(out)
-        if new.shape != aval.shape:
-            raise ValueError(f"{what}: x must keep its shape {aval.shape} (it is updated in "
-                             f"place); got a result of shape {new.shape}")
-        if new.dtype != aval.dtype:
+        if new.dtype != aval.dtype:  # (NumPy checks the casting first, then the shape)
             if not np.can_cast(new.dtype, aval.dtype, casting="same_kind"):
                 raise TypeError(f"{what}: x must keep its dtype {aval.dtype} (it is updated in "
                                 f"place), and NumPy's same_kind rule does not cast the "
                                 f"result's {new.dtype} to it")
             out = convert_element_type(out, aval.dtype)
+        if new.shape != aval.shape:
+            raise ValueError(f"{what}: x must keep its shape {aval.shape} (it is updated in "
+                             f"place); got a result of shape {new.shape}")
         return rebind(x, out, what)
 
     update.__name__ = f"__i{fn.__name__}__"

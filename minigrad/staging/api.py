@@ -7,8 +7,9 @@ is one ``jit`` equation, so every transform applies to it (its rules are in ``ca
 
 A function that updates an argument in place is also specialised to how the arguments alias
 (as torch.compile's guards do): the same array passed twice is one input of the program, so
-an update of one shows through the other, as eagerly; overlapping views of one array, which a
-program cannot express, raise naming both arguments.
+an update of one shows through the other, as eagerly (the first such call traces the function
+twice: for distinct arguments, which shows that it updates one, then for these); overlapping
+views of one array, which a program cannot express, raise naming both arguments.
 """
 
 from __future__ import annotations
@@ -30,7 +31,13 @@ from minigrad.api_util import (
 )
 from minigrad.core import Tracer, _get_current, eval_trace, get_aval
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
-from minigrad.rebind import InPlaceError, check_updatable, rebind, untraced_target
+from minigrad.rebind import (
+    InPlaceError,
+    check_updatable,
+    note_number,
+    rebind,
+    untraced_target,
+)
 from minigrad.staging.call import jit_p, trace_program
 from minigrad.staging.executor import Compiled, compiled
 from minigrad.tree import LEAF, PyTreeDef, tree_flatten, tree_unflatten
@@ -127,25 +134,46 @@ class Jitted:
             counts = [len(tree_flatten(a)[0]) for a in dyn]
             starts = np.cumsum([0, *counts])
             donate = tuple(k for j in donated_args for k in range(starts[j], starts[j + 1]))
-        key = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics, donate)
+        # (Python numbers among the leaves: x += 1 makes a new number of them, not an update)
+        numbers = tuple(i for i, r in enumerate(raw) if not isinstance(r, np.ndarray))
+        key: Any = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics, donate,
+                    numbers)
         entry = self.cache.get(key)
-        if entry is not None and not entry.mutated:  # a pure function: aliasing is no matter
-            return entry, leaves, [], raw
-        same, overlaps = aliasing(leaves)
-        paths = Paths(lambda: call_paths(in_tree))
-        if same is not None:  # the same array twice: a program of its own
-            key = (key, same)
-            entry = self.cache.get(key)
-        if entry is not None:
-            check_updates(repr(self), entry, raw, leaves, overlaps, paths)
-            return entry, leaves, [], raw
+        closed_over: list[Any] = []
+        if entry is None:
+            entry, closed_over = self._trace(in_tree, leaves, statics, donate, numbers, None)
+            if not closed_over:
+                self.cache[key] = entry
+        if entry.mutated:  # then the program depends on how the arguments alias
+            same, overlaps = aliasing(leaves)
+            if same is not None:  # the same array twice: a program of its own
+                key = (key, same)
+                special = self.cache.get(key)
+                if special is None:
+                    special, closed_over = self._trace(in_tree, leaves, statics, donate,
+                                                       numbers, same)
+                    if not closed_over:
+                        self.cache[key] = special
+                entry = special
+            check_updates(repr(self), entry, raw, leaves, overlaps,
+                          Paths(lambda: call_paths(in_tree)), closed_over)
+        return entry, leaves, closed_over, raw
+
+    def _trace(self, in_tree: PyTreeDef, leaves: list[Any], statics: tuple,
+               donate: tuple[int, ...], numbers: tuple[int, ...], same: tuple[int, ...] | None
+               ) -> tuple[Entry, list[Any]]:
+        """A new trace of the function, and the values of outer transforms it closes over.
+        ``numbers``: the leaves that were Python numbers; ``same``: one tracer for the leaves
+        that are one array (``aliasing``)."""
         self.traces += 1
         out_box: list[PyTreeDef] = []
         mutated: list[int] = []
 
         def flat(*tracers: Any) -> list[Any]:
-            if same is not None:  # one tracer for the leaves that are one array
+            if same is not None:
                 tracers = tuple(tracers[j] for j in same)
+            for i in numbers:
+                note_number(tracers[i])
             inputs = [t.var for t in tracers]
             f_args, f_kwargs = tree_unflatten(in_tree, tracers)
             full = list(f_args)
@@ -179,11 +207,7 @@ class Jitted:
         donate = tuple(sorted({*donate, *mutated}))
         if closed_over:
             donate = tuple(k + len(closed_over) for k in donate)
-        entry = Entry(program, out_box[0], donate, tuple(mutated), same)
-        if not closed_over:
-            self.cache[key] = entry
-        check_updates(repr(self), entry, raw, leaves, overlaps, paths, closed_over)
-        return entry, leaves, closed_over, raw
+        return Entry(program, out_box[0], donate, tuple(mutated), same), closed_over
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # speed: positional arrays and no transform running, the common call, skip the
@@ -223,6 +247,8 @@ def aliasing(leaves: Sequence[Any]) -> tuple[tuple[int, ...] | None, list[tuple[
     array (the same tracer, or an ndarray of the same memory, shape, strides and dtype), or
     None when no two are; ``overlaps``: the pairs of other leaves that share memory
     (overlapping views of one array; disjoint views, a[::2] and a[1::2], do not)."""
+    if len(leaves) < 2:  # (the common call: one argument)
+        return None, []
     same = list(range(len(leaves)))
     first: dict[Any, int] = {}
     spans = []
@@ -247,7 +273,8 @@ def aliasing(leaves: Sequence[Any]) -> tuple[tuple[int, ...] | None, list[tuple[
 
 def _shares_memory(x: np.ndarray, y: np.ndarray) -> bool:
     try:
-        return bool(np.shares_memory(x, y, max_work=10_000))
+        # (a bound on the work: NumPy's stubs list only -1 and 0, the runtime takes any int)
+        return bool(np.shares_memory(x, y, max_work=10_000))  # type: ignore[arg-type]
     except np.exceptions.TooHardError:  # (strides too intricate to decide: assume they do)
         return True
 
@@ -265,6 +292,7 @@ def check_updates(name: str, entry: Entry, raw: list, leaves: list,
     mutated = set(entry.mutated)
     operands = [*closed_over, *leaves]
     traced: list[bool] | None = None
+    tracers = [a for a in operands if isinstance(a, Tracer)]  # (none on the eval trace)
     for k, i in enumerate(entry.mutated):
         x = leaves[i]
         if isinstance(x, Tracer):
@@ -275,18 +303,17 @@ def check_updates(name: str, entry: Entry, raw: list, leaves: list,
                     f"it: the program reads the closed-over value as it was. Pass it as an "
                     f"argument only")
             continue
-        if not isinstance(raw[i], np.ndarray):  # a number or a list, converted: not an array
+        if not isinstance(raw[i], np.ndarray):  # a number, converted: not the caller's array
             raise TypeError(f"{name}: the function updates {paths[i]} in place, so it must "
                             f"be a NumPy array; got {type(raw[i]).__name__}")
         if not x.flags.writeable:  # (an ndarray subclass, np.memmap say, is written through x)
             raise ValueError(f"{name}: the function updates {paths[i]} in place, and that "
                              f"array is read-only")
-        if traced is None:  # under a transform, its values cannot go into a NumPy array
+        if tracers and traced is None:  # under a transform, whose values an array cannot hold
             traced = _depends(entry.program.jaxpr, [isinstance(a, Tracer) for a in operands])
-        if traced[len(traced) - len(entry.mutated) + k]:
-            tracer = next(a for a in operands if isinstance(a, Tracer))
-            raise untraced_target(name, tracer._trace.transform, paths[i])
-        if any(np.may_share_memory(x, c) for c in entry.captured):
+        if traced is not None and traced[len(traced) - len(entry.mutated) + k]:
+            raise untraced_target(name, tracers[0]._trace.transform, paths[i])
+        if any(np.may_share_memory(x, c) and _shares_memory(x, c) for c in entry.captured):
             raise InPlaceError(
                 f"{name}: the function updates {paths[i]} in place, and that array is also "
                 f"one it closes over (they share memory): the program reads the captured "
