@@ -1,7 +1,7 @@
 """Adversarial tests of in-place updates (issue #29, items 3, 4, 5, 6 and 17).
 
-design.md section 13: a function that updates an argument in place keeps its eager result under
-jit and functionalize, whatever aliasing the caller's arguments have, or raises naming the
+The guarantee: a function that updates an argument in place keeps its eager result under jit
+and functionalize, whatever aliasing the caller's arguments have, or raises naming the
 arguments. Each section guards one family, with the issue's repro and a property test over the
 family (aliasing patterns x update kinds x routes; every augmented operator x dtypes x operand
 kinds; every minigrad.numpy function's copy-or-view against NumPy's own).
