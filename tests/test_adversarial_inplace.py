@@ -162,6 +162,39 @@ def test_aliasing_patterns_agree_with_eager_or_raise_naming_both(
             np.testing.assert_allclose(k, w, rtol=1e-15)
 
 
+OUTER: dict[str, Callable[[Callable[..., Any], np.ndarray], Any]] = {
+    "vmap": lambda g, v: mg.vmap(g)(np.stack([v, v + 1.0])),
+    "jvp": lambda g, v: mg.jvp(g, (v,), (np.ones_like(v),)),
+    "grad": lambda g, v: mg.grad(lambda w: mnp.sum(mnp.sin(g(w))))(v),
+}
+
+
+@given(kind=st.sampled_from(sorted(UPDATES)), which=st.sampled_from(["x", "y", "both"]),
+       route=st.sampled_from(sorted(ROUTES)), outer=st.sampled_from(sorted(OUTER)),
+       one_value=st.booleans(), n=st.integers(2, 4))
+def test_aliasing_of_traced_values_agrees_with_the_plain_function(
+        kind: str, which: str, route: str, outer: str, one_value: bool, n: int) -> None:
+    """Item 3 under an outer transform: a jitted (functionalized) function given one traced
+    value twice, or two, agrees with the function itself under vmap, jvp and grad."""
+    f = updating(kind, which)
+
+    def body(wrap: Callable[..., Any]) -> Callable[..., Any]:
+        def g(v: Any) -> Any:
+            h = v * 2.0
+            k = h if one_value else v * 3.0
+            a, b = wrap(f)(h, k)
+            return a + b
+
+        return g
+
+    v = np.arange(1.0, n + 1)
+    want = OUTER[outer](body(lambda f: f), v)
+    got = OUTER[outer](body(ROUTES[route]), v)
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-13)
+
+
 def test_aliasing_among_tracers_and_with_closures() -> None:
     """Item 3 under an outer transform: one tracer passed twice is one input; a traced value
     both passed and closed over, or an array both passed and captured, is refused."""

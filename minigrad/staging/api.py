@@ -135,7 +135,7 @@ class Jitted:
             starts = np.cumsum([0, *counts])
             donate = tuple(k for j in donated_args for k in range(starts[j], starts[j + 1]))
         # (Python numbers among the leaves: x += 1 makes a new number of them, not an update)
-        numbers = tuple(i for i, r in enumerate(raw) if not isinstance(r, np.ndarray))
+        numbers = tuple(i for i, r in enumerate(raw) if not isinstance(r, (np.ndarray, Tracer)))
         key: Any = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics, donate,
                     numbers)
         entry = self.cache.get(key)
