@@ -162,6 +162,35 @@ def test_aliasing_patterns_agree_with_eager_or_raise_naming_both(
             np.testing.assert_allclose(k, w, rtol=1e-15)
 
 
+@pytest.mark.parametrize("count", [3, 40])  # (few arrays: compared pairwise; many: a sweep)
+def test_aliasing_among_many_arguments(count: int) -> None:
+    """Item 3 with many leaves: the first updated, the last the same array, or an overlapping
+    view of it, or (disjoint) the other half of its base."""
+    def f(xs: list) -> Any:
+        mg.index_add_(xs[0], 0, np.array([0]), np.array([10.0]))
+        return [x * 1.0 for x in xs]
+
+    for route in ROUTES.values():
+        for last in ("same", "overlapping", "disjoint"):
+            outs = []
+            for run in (f, route(f)):
+                base = np.arange(8.0)
+                xs = [base[:4]] + [np.full(4, float(k)) for k in range(1, count - 1)]
+                xs.append({"same": base[:4], "overlapping": base[2:6],
+                           "disjoint": base[4:]}[last])
+                if last == "overlapping" and run is not f:
+                    with pytest.raises(mg.InPlaceError,
+                                       match=rf"args\[0\]\[0\] and args\[0\]\[{count - 1}\]"):
+                        run(xs)
+                    assert base.tolist() == list(np.arange(8.0))
+                    continue
+                outs.append((run(xs), base))
+            if last != "overlapping":
+                (want, base_eager), (got, base_traced) = outs
+                np.testing.assert_array_equal(np.stack(got), np.stack(want))
+                np.testing.assert_array_equal(base_traced, base_eager)
+
+
 OUTER: dict[str, Callable[[Callable[..., Any], np.ndarray], Any]] = {
     "vmap": lambda g, v: mg.vmap(g)(np.stack([v, v + 1.0])),
     "jvp": lambda g, v: mg.jvp(g, (v,), (np.ones_like(v),)),

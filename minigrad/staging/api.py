@@ -135,7 +135,8 @@ class Jitted:
             starts = np.cumsum([0, *counts])
             donate = tuple(k for j in donated_args for k in range(starts[j], starts[j + 1]))
         # (Python numbers among the leaves: x += 1 makes a new number of them, not an update)
-        numbers = tuple(i for i, r in enumerate(raw) if not isinstance(r, (np.ndarray, Tracer)))
+        numbers = tuple([i for i, r in enumerate(raw) if type(r) is not np.ndarray
+                         and not isinstance(r, (np.ndarray, Tracer))])
         key: Any = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics, donate,
                     numbers)
         entry = self.cache.get(key)
@@ -250,25 +251,42 @@ def aliasing(leaves: Sequence[Any]) -> tuple[tuple[int, ...] | None, list[tuple[
     if len(leaves) < 2:  # (the common call: one argument)
         return None, []
     same = list(range(len(leaves)))
-    first: dict[Any, int] = {}
-    spans = []
+    first: dict[int, int] = {}
+    arrays = []
     for i, x in enumerate(leaves):
         if isinstance(x, Tracer):
             same[i] = first.setdefault(id(x), i)
         elif isinstance(x, np.ndarray) and x.size:
-            bounds = byte_bounds(x)
-            same[i] = first.setdefault((bounds, x.shape, x.strides, x.dtype), i)
-            if same[i] == i:
-                spans.append((bounds, i))
-    spans.sort()
+            arrays.append((i, x))
     overlaps = []
-    for k, ((_, hi), i) in enumerate(spans):  # a sweep: only spans that meet are compared
+    for i, j in _meeting(arrays):  # (i < j: the first of a group is met first)
+        x, y = leaves[i], leaves[j]
+        if (x.shape, x.strides, x.dtype) == (y.shape, y.strides, y.dtype) and \
+                x.__array_interface__["data"][0] == y.__array_interface__["data"][0]:
+            if same[j] == j:
+                same[j] = same[i]
+        elif _shares_memory(x, y):
+            overlaps.append((i, j))
+    if overlaps:  # an overlap is reported for the first leaf of each group
+        overlaps = sorted({(min(same[i], same[j]), max(same[i], same[j])) for i, j in overlaps
+                           if same[i] != same[j]})
+    return (None if same == list(range(len(leaves))) else tuple(same)), overlaps
+
+
+def _meeting(arrays: list[tuple[int, np.ndarray]]) -> list[tuple[int, int]]:
+    """The pairs (i, j), i < j, whose memory bounds meet: compared pairwise in C when there
+    are few arrays, by a sweep over their sorted bounds when there are many."""
+    if len(arrays) <= 16:
+        return [(i, j) for k, (i, x) in enumerate(arrays) for j, y in arrays[k + 1:]
+                if np.may_share_memory(x, y)]
+    spans = sorted((byte_bounds(x), i) for i, x in arrays)
+    pairs = []
+    for k, ((_, hi), i) in enumerate(spans):
         for (lo, _), j in spans[k + 1:]:
             if lo >= hi:
                 break
-            if _shares_memory(leaves[i], leaves[j]):
-                overlaps.append((min(i, j), max(i, j)))
-    return (None if same == list(range(len(leaves))) else tuple(same)), overlaps
+            pairs.append((min(i, j), max(i, j)))
+    return sorted(pairs)
 
 
 def _shares_memory(x: np.ndarray, y: np.ndarray) -> bool:
