@@ -11,7 +11,7 @@ import numpy as np
 from minigrad.core import Tracer, get_aval
 from minigrad.numpy.shape import ravel, reshape
 from minigrad.numpy.ufuncs import add, less, where
-from minigrad.numpy.util import ArrayLike, asarray, canonical_axes, is_array
+from minigrad.numpy.util import ArrayLike, asarray, canonical_axes, copy_of, is_array
 from minigrad.ops import structural as st
 from minigrad.ops.index_add import index_select
 from minigrad.rebind import note_view
@@ -56,6 +56,8 @@ def getitem(x: ArrayLike, key: Any) -> Any:
     key = key if isinstance(key, tuple) else (key,)
     shape = get_aval(x).shape
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    scalar = len(key) == len(shape) and all(  # an int for every axis, nothing else
+        isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key)
     if n_real > len(shape):
         raise IndexError(f"too many indices for an array of rank {len(shape)}; got {key}")
     # Adjacency of the advanced indices is judged on the key as written: NumPy counts an
@@ -106,6 +108,9 @@ def getitem(x: ArrayLike, key: Any) -> Any:
         axis += 1
     out = st.slice_array(x, starts, limits, steps)
     for a in flips:  # a negative step: the positive-step slice, read backwards
+        if isinstance(out, np.ndarray):  # eagerly, NumPy's view (traced: noted as one below)
+            out = out[(slice(None),) * a + (slice(None, None, -1),)]
+            continue
         size = get_aval(out).shape[a]
         out = take(out, np.arange(size - 1, -1, -1), a)
     # NumPy's rule: with an array index, int indices are advanced indices too. If all advanced
@@ -135,6 +140,8 @@ def getitem(x: ArrayLike, key: Any) -> Any:
             slots.extend(["adv"] * idx_ndim)
     new_axes = [j for j, kind in enumerate(slots) if kind == "new"]
     out = st.expand_dims(out, new_axes) if new_axes else out
+    if scalar:  # NumPy's result is then a scalar: a copy
+        return copy_of(out)
     # basic indexing makes a view in NumPy; an integer-array index, a copy
     return note_view(out, x) if take_at is None and isinstance(x, Tracer) else out
 

@@ -52,11 +52,13 @@ from minigrad.numpy.ufuncs import (
     tanh,
     where,
 )
+from minigrad.numpy.util import copy_of
 from minigrad.ops.index_add import index_add
 from minigrad.ops.index_copy import index_copy
 from minigrad.ops.index_fill import index_fill
 from minigrad.ops.masked_fill import masked_fill
 from minigrad.ops.masked_scatter import masked_scatter
+from minigrad.rebind import augmented, untraced_target
 
 _UFUNCS: dict[Any, Callable[..., Any]] = {
     np.add: add, np.subtract: subtract, np.multiply: multiply, np.divide: divide,
@@ -80,6 +82,9 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
 
 def _array_ufunc(self: Tracer, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
     fn = _UFUNCS.get(ufunc)
+    out = kwargs.get("out")
+    if out is not None and any(isinstance(o, np.ndarray) for o in out):  # ndarray += tracer
+        raise untraced_target(f"numpy.{ufunc.__name__} into an array", self._trace.transform)
     if fn is None or method != "__call__" or kwargs:
         what = ufunc.__name__ + ("" if method == "__call__" else f".{method}")
         extra = f" with keyword arguments {sorted(kwargs)}" if kwargs and fn else ""
@@ -103,13 +108,17 @@ def _array_function(self: Tracer, func: Any, types: Any, args: tuple, kwargs: di
 # are built on the core, so they are installed on the class from here (as jax.numpy installs
 # its operators), not imported by the core.
 _TRACER_METHODS: dict[str, Callable[..., Any]] = {
-    "__neg__": negative, "__pos__": lambda x: x,
+    "__neg__": negative, "__pos__": copy_of,
     "__add__": add, "__radd__": lambda x, o: add(o, x),
     "__sub__": subtract, "__rsub__": lambda x, o: subtract(o, x),
     "__mul__": multiply, "__rmul__": lambda x, o: multiply(o, x),
     "__truediv__": divide, "__rtruediv__": lambda x, o: divide(o, x),
     "__pow__": power, "__rpow__": lambda x, o: power(o, x),
     "__matmul__": matmul, "__rmatmul__": lambda x, o: matmul(o, x),
+    # x += y updates x in place, as NumPy's does: every name for x sees it
+    "__iadd__": augmented(add, "+="), "__isub__": augmented(subtract, "-="),
+    "__imul__": augmented(multiply, "*="), "__itruediv__": augmented(divide, "/="),
+    "__ipow__": augmented(power, "**="), "__imatmul__": augmented(matmul, "@="),
     "__eq__": equal, "__ne__": not_equal, "__lt__": less, "__le__": less_equal,
     "__gt__": greater, "__ge__": greater_equal, "__getitem__": getitem,
     "__array_ufunc__": _array_ufunc, "__array_function__": _array_function,

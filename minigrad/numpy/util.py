@@ -17,7 +17,7 @@ from minigrad.core import Tracer, get_aval
 from minigrad.dtypes import canonicalize_dtype, default_float_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
-from minigrad.rebind import note_view
+from minigrad.rebind import fresh, note_view
 
 ArrayLike = Any
 Axis = int | Sequence[int] | None
@@ -90,6 +90,13 @@ def promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcas
 def float_dtype(*xs: ArrayLike) -> np.dtype:
     dtype = result_dtype(*xs)
     return dtype if dtype.kind in "fc" else default_float_dtype()  # floating or complex
+
+
+def copy_of(x: Any) -> Any:
+    """A copy, where NumPy returns one and a primitive skipped a bind that would change
+    nothing (returning ``x`` or a view of it): a later in-place update of ``x`` must not show
+    through. Under a transform, a new tracer of the same value (``minigrad.rebind.fresh``)."""
+    return fresh(x) if isinstance(x, Tracer) else core.to_eager_array(np.array(x, copy=True))
 
 
 def returns_view(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import weakref
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from minigrad.core import (
     Primitive,
     ShapedArray,
@@ -54,6 +56,10 @@ def trace_program(fun: Callable[..., Sequence[Any]], avals: Sequence[ShapedArray
         jaxpr, consts = trace.to_jaxpr(list(outs))
     closed = ClosedJaxpr(jaxpr, consts)
     closed.kept = keep
+    # the captured arrays themselves (weakly: the cache must not keep a caller's array alive),
+    # for jit's check that an argument updated in place is not also one of them
+    closed.originals = [weakref.ref(x) for x, _, held in trace.consts.values()  # type: ignore
+                        if isinstance(x, np.ndarray) and held is not x]
     return closed
 
 
