@@ -7,17 +7,31 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.core import Tracer, escaped_tracer_error
+from minigrad.core import (
+    ShapedArray,
+    Tracer,
+    escaped_tracer_error,
+    get_aval,
+    is_weak_scalar,
+    scalar_dtype,
+)
 from minigrad.tree import PyTreeDef, leaf_paths, tree_unflatten
 
 
 def as_operand(x: Any, transform: str, path: str) -> Any:
     """An argument of a transformed function: tracers stay, anything else becomes an ndarray
-    (without a copy: nothing in minigrad writes into its operands)."""
+    (without a copy: nothing in minigrad writes into its operands). A Python scalar takes
+    ``scalar_dtype``; its weak type is kept by the transform (``input_avals``)."""
     if isinstance(x, Tracer):
         if not x._trace.valid:  # it escaped a transform that has returned: say so now
             raise escaped_tracer_error(x)
         return x
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        try:
+            return np.asarray(x, scalar_dtype(x))
+        except OverflowError:
+            raise OverflowError(f"{transform}: {path} must fit in {scalar_dtype(x)}; got "
+                                f"{x!r}") from None
     out = np.asarray(x) if isinstance(x, (np.ndarray, np.generic, bool, int, float,
                                           complex, list)) else None
     if out is None or out.dtype == object:
@@ -41,6 +55,18 @@ class Paths:
         if self._paths is None:
             self._paths = self._spell()
         return self._paths[i]
+
+
+def input_avals(raw: Sequence[Any], leaves: Sequence[Any]) -> list[ShapedArray]:
+    """The types of a transform's inputs: ``leaves`` are ``raw`` through ``as_operand``, and a
+    Python scalar's type is weak (the ndarray it became is not)."""
+    return [get_aval(r) if is_weak_scalar(r) else get_aval(x)
+            for r, x in zip(raw, leaves, strict=True)]
+
+
+def weak_flags(raw: Sequence[Any]) -> list[bool]:
+    """Which of a transform's raw inputs are weakly typed (Python scalars, weak tracers)."""
+    return [is_weak_scalar(r) or (isinstance(r, Tracer) and r.aval.weak_type) for r in raw]
 
 
 def as_operands(xs: Sequence[Any], transform: str, paths: Paths) -> list[Any]:

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.core import Tracer, get_aval
+from minigrad.core import Tracer, get_aval, scalar_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.ops.index_add import index_add, index_select
@@ -40,9 +40,24 @@ def asarray(x: ArrayLike, dtype: Any = None) -> Any:
     return out
 
 
+def _weak(x: ArrayLike) -> bool:
+    # A Python scalar, or a tracer standing for one (a transform's input, or what operators
+    # made of them): weakly typed.
+    return get_aval(x).weak_type if isinstance(x, Tracer) else not _is_array(x)
+
+
+# A Python number of each kind a weak value can have, highest first: NumPy promotes a weak
+# tracer as the number it stands for.
+_KIND_VALUE = {"c": 0j, "f": 0.0, "i": 0, "b": False}
+
+
 def _result_dtype(*xs: ArrayLike) -> np.dtype:
-    # Python scalars are "weak" under NumPy 2: they adopt the arrays' dtype.
-    return np.result_type(*[x.dtype if _is_array(x) else x for x in xs])
+    # Python scalars are "weak" under NumPy 2: they adopt the arrays' dtype. So do weak tracers.
+    if builtins.all(_weak(x) for x in xs):  # numbers only: the highest kind, as Python's
+        kinds = {get_aval(x).dtype.kind for x in xs}
+        return scalar_dtype(next(v for k, v in _KIND_VALUE.items() if k in kinds))
+    return np.result_type(*[(_KIND_VALUE[x.dtype.kind] if _weak(x) else x.dtype)
+                            if _is_array(x) else x for x in xs])
 
 
 def _broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -58,9 +73,12 @@ def _broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
 def _promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcast"
              ) -> list[Any]:
     """Convert to one dtype and broadcast to one shape, NumPy's way."""
+    weak = builtins.all(_weak(x) for x in xs)  # then so is the result (weak_type=True)
     dtype = _result_dtype(*xs) if dtype is None else dtype
-    arrays = [asarray(x, dtype) if not _is_array(x) else ew.convert_element_type(x, dtype)
-              for x in xs]
+    # (a weak int going to a narrower integer dtype is range-checked, as NumPy checks a
+    # Python int)
+    arrays = [asarray(x, dtype) if not _is_array(x) else ew.convert_element_type(
+        x, dtype, True if weak else None, checked=_weak(x)) for x in xs]
     shapes = [get_aval(a).shape for a in arrays]
     if builtins.all(s == shapes[0] for s in shapes):  # nothing to broadcast: the common case
         return arrays
@@ -540,6 +558,36 @@ def full_like(x: ArrayLike, fill_value: Any, dtype: Any = None) -> Any:
     return st.full(aval.shape, fill_value, aval.dtype if dtype is None else dtype)
 
 
+# --------------------------------------------------------------------------- weak results
+
+# Eagerly, a NumPy function of Python numbers returns a NumPy value, which is strongly typed
+# (``float32 array * np.exp(2.0)`` is float64), while Python's operators on numbers give
+# numbers, which are weak (``float32 array * (2.0 * 3.0)`` is float32). So the functions here
+# make a weak result strong, and the tracer's operators (below) keep it weak: traced code
+# promotes as the same code run eagerly.
+_WEAK_KEEPING = {"add": add, "subtract": subtract, "multiply": multiply, "divide": divide,
+                 "power": power, "negative": negative, "equal": equal, "not_equal": not_equal,
+                 "less": less, "less_equal": less_equal, "greater": greater,
+                 "greater_equal": greater_equal}
+
+
+def _strong_result(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def strong(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        if isinstance(out, Tracer) and out.aval.weak_type:
+            return ew.convert_element_type(out, out.aval.dtype, weak_type=False)
+        return out
+
+    return strong
+
+
+for _name, _fn in list(globals().items()):
+    if (not _name.startswith("_") and callable(_fn) and not isinstance(_fn, type)
+            and getattr(_fn, "__module__", None) == __name__):
+        globals()[_name] = _strong_result(_fn)
+
+
 # --------------------------------------------------------------------------- NumPy protocols
 
 _UFUNCS: dict[Any, Callable[..., Any]] = {
@@ -586,16 +634,18 @@ def _array_function(self: Tracer, func: Any, types: Any, args: tuple, kwargs: di
 # The core defines Tracer without arithmetic: the functions above are built on the ops, which
 # are built on the core, so they are installed on the class from here (as jax.numpy installs
 # its operators), not imported by the core.
+_w = _WEAK_KEEPING
 _TRACER_METHODS: dict[str, Callable[..., Any]] = {
-    "__neg__": negative, "__pos__": lambda x: x,
-    "__add__": add, "__radd__": lambda x, o: add(o, x),
-    "__sub__": subtract, "__rsub__": lambda x, o: subtract(o, x),
-    "__mul__": multiply, "__rmul__": lambda x, o: multiply(o, x),
-    "__truediv__": divide, "__rtruediv__": lambda x, o: divide(o, x),
-    "__pow__": power, "__rpow__": lambda x, o: power(o, x),
+    "__neg__": _w["negative"], "__pos__": lambda x: x,
+    "__add__": _w["add"], "__radd__": lambda x, o: _w["add"](o, x),
+    "__sub__": _w["subtract"], "__rsub__": lambda x, o: _w["subtract"](o, x),
+    "__mul__": _w["multiply"], "__rmul__": lambda x, o: _w["multiply"](o, x),
+    "__truediv__": _w["divide"], "__rtruediv__": lambda x, o: _w["divide"](o, x),
+    "__pow__": _w["power"], "__rpow__": lambda x, o: _w["power"](o, x),
     "__matmul__": matmul, "__rmatmul__": lambda x, o: matmul(o, x),
-    "__eq__": equal, "__ne__": not_equal, "__lt__": less, "__le__": less_equal,
-    "__gt__": greater, "__ge__": greater_equal, "__getitem__": getitem,
+    "__eq__": _w["equal"], "__ne__": _w["not_equal"], "__lt__": _w["less"],
+    "__le__": _w["less_equal"], "__gt__": _w["greater"], "__ge__": _w["greater_equal"],
+    "__getitem__": getitem,
     "__array_ufunc__": _array_ufunc, "__array_function__": _array_function,
     "sum": sum, "max": max, "mean": mean, "reshape": reshape, "transpose": transpose,
     "squeeze": squeeze, "astype": astype, "cumsum": cumsum, "take": take, "ravel": ravel,
@@ -611,5 +661,5 @@ Tracer.T = property(transpose)  # type: ignore[attr-defined]
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in
            ("annotations", "builtins", "core", "np", "ew", "st", "Any", "Callable", "Sequence",
-            "Tracer", "get_aval", "ArrayLike", "index_select", "index_add", "index_copy",
-            "index_fill", "masked_fill", "masked_scatter")]
+            "Tracer", "get_aval", "scalar_dtype", "ArrayLike", "index_select", "index_add",
+            "index_copy", "index_fill", "masked_fill", "masked_scatter")]

@@ -21,12 +21,14 @@ from minigrad.api_util import (
     call_paths,
     check_callable,
     check_unsupported,
+    input_avals,
 )
-from minigrad.core import Tracer, _get_current, eval_trace, get_aval
+from minigrad.core import Tracer, _get_current, eval_trace
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from minigrad.rebind import rebind
 from minigrad.staging.call import jit_p, trace_program
 from minigrad.staging.executor import Compiled, compiled
+from minigrad.transforms.vmap import axis_env
 from minigrad.tree import LEAF, PyTreeDef, tree_flatten, tree_unflatten
 
 
@@ -117,7 +119,10 @@ class Jitted:
             counts = [len(tree_flatten(a)[0]) for a in dyn]
             starts = np.cumsum([0, *counts])
             donate = tuple(k for j in donated_args for k in range(starts[j], starts[j + 1]))
-        key = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics, donate)
+        # A Python scalar's type is weak (so 2.0 and a 0-d float64 array trace apart); the named
+        # axes of the vmaps running are in the key, as collectives read their sizes.
+        avals = input_avals(raw, leaves)
+        key = (in_tree, tuple(avals), statics, donate, axis_env())
         entry = self.cache.get(key)
         if entry is not None:
             return entry, leaves, [], raw
@@ -142,7 +147,7 @@ class Jitted:
             return ([as_output(o, repr(self)) for o in out_leaves]
                     + [tracers[i] for i in mutated])
 
-        program = trace_program(flat, [get_aval(x) for x in leaves], repr(self))
+        program = trace_program(flat, avals, repr(self))
         # Values of outer transforms the function closed over become leading operands; a
         # program that holds them belongs to this call only.
         lifted = [isinstance(c, Tracer) for c in program.consts]
