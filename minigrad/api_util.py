@@ -3,6 +3,8 @@ flattening, argnums, readable argument paths."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -110,6 +112,38 @@ def flat_call(fun: Callable[..., Any], in_tree: PyTreeDef) -> Callable[..., Any]
         return fun(*tree_unflatten(in_tree, leaves))
 
     return flat
+
+
+def signature_of(fun: Callable[..., Any]) -> inspect.Signature | None:
+    """``fun``'s signature, or None if it has none to read. A partial's is opaque, as in JAX:
+    its own keywords are not parameters to fill."""
+    try:
+        return None if isinstance(fun, functools.partial) else inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def resolve_kwargs(who: str, signature: inspect.Signature | None, args: tuple, kwargs: dict
+                   ) -> tuple:
+    """A call's arguments as positional ones, defaults applied (JAX's ``resolve_kwargs``): what
+    a custom rule receives. A keyword-only or ``**kwargs`` argument that was passed cannot be
+    placed: a TypeError naming ``who``."""
+    if signature is None:
+        if kwargs:
+            raise TypeError(f"{who} takes no keyword arguments (its signature is unknown); "
+                            f"got {sorted(kwargs)}")
+        return args
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"{who}: {e}") from None
+    bound.apply_defaults()
+    passed = [k for k in bound.kwargs if k in kwargs]
+    if passed:
+        raise TypeError(f"{who}: keyword arguments must be positional parameters, to be "
+                        f"differentiated or batched; got {', '.join(passed)} (keyword-only or "
+                        f"**kwargs): close over them instead")
+    return bound.args
 
 
 def check_callable(transform: str, fun: Any) -> None:

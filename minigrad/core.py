@@ -134,30 +134,31 @@ def get_aval(x: Any) -> ShapedArray:
     raise TypeError(f"expected an array, a tracer or a Python scalar; got {type(x).__name__}")
 
 
-def weak_result(operands: Sequence[Any]) -> bool:
-    """JAX's weak-type rule for a primitive's result: weak iff every operand is weak, and some
+def result_weak_type(prim: Primitive, operands: Sequence[Any], params: dict) -> bool:
+    """Whether ``prim``'s result is weak: by its own ``weak_type_rule(**params)`` if it has one
+    (convert_element_type's), else by JAX's rule: weak iff every operand is weak, and some
     operand is. A tracer (or an aval) tells by its flag, a Python scalar is weak, a literal
-    does not count, any other array is strong."""
+    does not count, any other array is strong. The results of a primitive with several (a
+    call: jit's, a custom rule's) are strong, as a called function's results are arrays when
+    it runs eagerly."""
+    if prim.weak_type_rule is not None:
+        return bool(prim.weak_type_rule(**params))
+    if prim.multiple_results:
+        return False
     weak = False
-    for x in operands:
-        aval = x if isinstance(x, ShapedArray) else x.aval if isinstance(x, Tracer) else None
-        if aval is None:
-            if is_literal(x):
-                continue
+    for x in operands:  # (on every bind under a transform: the common case returns first)
+        if isinstance(x, Tracer):
+            aval = x.aval
+        elif isinstance(x, ShapedArray):
+            aval = x
+        elif is_literal(x):
+            continue
+        else:
             aval = get_aval(x)
         if not aval.weak_type:
             return False
         weak = True
     return weak
-
-
-def result_weak_type(prim: Primitive, operands: Sequence[Any], params: dict) -> bool:
-    """Whether ``prim``'s result(s) are weak: its own ``weak_type_rule(**params)`` if it has
-    one, else ``weak_result``. The results of a primitive with several (a call: jit's, a custom
-    rule's) are strong, as a called function's results are arrays when run eagerly."""
-    if prim.weak_type_rule is not None:
-        return bool(prim.weak_type_rule(**params))
-    return not prim.multiple_results and weak_result(operands)
 
 
 class Zero:

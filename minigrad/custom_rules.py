@@ -24,7 +24,6 @@ go when it goes; a nondiff argument that is not hashable (an array) is traced on
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -35,6 +34,8 @@ from minigrad.api_util import (
     check_callable,
     check_unsupported,
     input_avals,
+    resolve_kwargs,
+    signature_of,
 )
 from minigrad.core import (
     Primitive,
@@ -46,7 +47,7 @@ from minigrad.core import (
     tangent_dtype,
 )
 from minigrad.jaxpr import ClosedJaxpr, eval_jaxpr
-from minigrad.ops.structural import bdim_to_front, instantiate, zeros
+from minigrad.ops.structural import bdim_to_front, instantiate
 from minigrad.staging.call import batch_program, derived, jvp_call, trace_program
 from minigrad.staging.call import call as jit_call
 from minigrad.transforms.vmap import axis_env, takes_axis_name, vmap
@@ -113,35 +114,11 @@ class _Custom:
         functools.update_wrapper(self, fun)  # type: ignore[arg-type]
         # per signature: (program, output tree, the rules made for it)
         self.programs: dict[Any, tuple[ClosedJaxpr, Any, Any]] = {}
-        try:  # (a partial's signature is opaque, as in JAX: its keywords are its own)
-            self.signature: inspect.Signature | None = (
-                None if isinstance(fun, functools.partial) else inspect.signature(fun))
-        except (TypeError, ValueError):
-            self.signature = None
-
-    def _positional(self, args: tuple, kwargs: dict) -> tuple:
-        """The call's arguments as positional ones, defaults applied (JAX's resolve_kwargs)."""
-        if self.signature is None:
-            if kwargs:
-                raise TypeError(f"{self.kind}: {self.__name__} takes no keyword arguments (its "
-                                f"signature is unknown); got {sorted(kwargs)}")
-            return args
-        try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{self.kind}: {self.__name__}: {e}") from None
-        bound.apply_defaults()
-        passed = [k for k in bound.kwargs if k in kwargs]
-        if passed:
-            raise TypeError(f"{self.kind}: {self.__name__}: keyword arguments must be "
-                            f"positional parameters, to be differentiated or batched; got "
-                            f"{', '.join(passed)} (keyword-only or **kwargs): close over them "
-                            f"instead")
-        return bound.args
+        self.signature = signature_of(fun)
 
     def _split(self, args: tuple, kwargs: dict) -> tuple[tuple, list, list, Any]:
         """(the nondiff arguments, the leaves of the others, their types, their tree)."""
-        args = self._positional(args, kwargs)
+        args = resolve_kwargs(f"{self.kind}: {self.__name__}", self.signature, args, kwargs)
         n = len(args)
         for i in self.nondiff_argnums:
             if not -n <= i < n:
@@ -170,7 +147,7 @@ class _Custom:
         """The program at these types, its output tree and ``rules(program, out_tree)``: made
         once per signature (the named axes of the vmaps running included, as the program may
         hold collectives over them), or on every call if a nondiff argument is unhashable."""
-        key = (static, tree, tuple(avals), axis_env())
+        key: Any = (static, tree, tuple(avals), axis_env())
         try:
             hit = self.programs.get(key)
         except TypeError:  # an unhashable nondiff argument (an array): not cached

@@ -27,7 +27,6 @@ from minigrad.core import (
     Tracer,
     current_trace,
     get_aval,
-    is_literal,
     new_trace,
     result_weak_type,
     typematch,
@@ -229,7 +228,10 @@ class JaxprTrace(Trace):
         self.invars: list[Var] = []
         self.consts: dict[int, tuple[Any, Var]] = {}  # id(value) -> (value, constvar)
 
+    has_weak = False  # whether a variable (or a constant) of this program is weak
+
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
+        self.has_weak = self.has_weak or aval.weak_type
         var = Var(aval)
         self.invars.append(var)
         return JaxprTracer(self, var)
@@ -238,11 +240,13 @@ class JaxprTrace(Trace):
         """The jaxpr atom for an operand: our tracer's var, a literal or a constvar."""
         if self.owns(x):
             return x.var
-        if is_literal(x):
+        if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc":  # is_literal
             return Literal(x)
         const = self.consts.get(id(x))
         if const is None:
             const = self.consts[id(x)] = (x, Var(get_aval(x)))
+            if const[1].aval.weak_type:
+                self.has_weak = True
         return const[1]
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
@@ -257,8 +261,14 @@ class JaxprTrace(Trace):
     def stage(self, prim: Primitive, args: Sequence[Any], params: dict) -> Any:
         """Append the equation ``prim[params] args`` and return its result's tracer(s)."""
         inputs = [self.atom(a) for a in args]
-        avals = abstract_eval(prim, [a.aval for a in inputs], args, params)
-        outs = [Var(a) for a in avals]
+        aval = prim.abstract_eval(*[a.aval for a in inputs], **params)  # type: ignore[misc]
+        # (abstract_eval's, inline: the hot path; no operand weak, no weak result)
+        weak = self.has_weak and result_weak_type(prim, args, params)
+        if prim.multiple_results:
+            outs = [Var(a.update_weak_type(weak)) for a in aval]
+        else:
+            outs = [Var(aval if aval.weak_type == weak else aval.update_weak_type(weak))]
+            self.has_weak = self.has_weak or weak
         self.eqns.append(Eqn(prim, inputs, params, outs))
         tracers = [JaxprTracer(self, v) for v in outs]
         return tracers if prim.multiple_results else tracers[0]
@@ -276,7 +286,9 @@ def abstract_eval(prim: Primitive, avals: Sequence[ShapedArray], operands: Seque
     shapes and dtypes, weak as ``result_weak_type`` says for these ``operands``."""
     out = prim.abstract_eval(*avals, **params)  # type: ignore[misc]
     weak = result_weak_type(prim, operands, params)
-    return [a.update_weak_type(weak) for a in (out if prim.multiple_results else [out])]
+    if prim.multiple_results:
+        return [a.update_weak_type(weak) for a in out]
+    return [out if out.weak_type == weak else out.update_weak_type(weak)]
 
 
 # Partial evaluation of a call primitive (jit): ``rule(trace, args, params)`` splits the call

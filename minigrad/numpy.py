@@ -31,9 +31,15 @@ def _is_array(x: Any) -> bool:
 
 
 def asarray(x: ArrayLike, dtype: Any = None) -> Any:
-    """Tracers pass through (converted if ``dtype`` differs); anything else becomes an ndarray."""
+    """Tracers pass through (converted if ``dtype`` differs); anything else becomes an ndarray.
+    As ``np.asarray(2.0)`` is a strongly typed array, a weak tracer (a Python number, traced)
+    becomes strong: so every function here that takes its operands through ``asarray`` or
+    ``_promote`` gives what NumPy's would, eagerly and traced."""
     if isinstance(x, Tracer):
-        return x if dtype is None else ew.convert_element_type(x, dtype)
+        if dtype is None and not x.aval.weak_type:
+            return x
+        return ew.convert_element_type(x, x.aval.dtype if dtype is None else dtype,
+                                       weak_type=False)
     out = np.asarray(x, dtype=dtype)
     if out.dtype == object:
         raise TypeError(f"expected an array or a number; got {type(x).__name__}")
@@ -43,7 +49,8 @@ def asarray(x: ArrayLike, dtype: Any = None) -> Any:
 def _weak(x: ArrayLike) -> bool:
     # A Python scalar, or a tracer standing for one (a transform's input, or what operators
     # made of them): weakly typed.
-    return get_aval(x).weak_type if isinstance(x, Tracer) else not _is_array(x)
+    return x.aval.weak_type if isinstance(x, Tracer) else not isinstance(x, (np.ndarray,
+                                                                             np.generic))
 
 
 # A Python number of each kind a weak value can have, highest first: NumPy promotes a weak
@@ -51,13 +58,22 @@ def _weak(x: ArrayLike) -> bool:
 _KIND_VALUE = {"c": 0j, "f": 0.0, "i": 0, "b": False}
 
 
+def _aval(x: ArrayLike) -> Any:
+    """The shape and dtype ``asarray(x)`` has, without converting a tracer."""
+    return get_aval(x) if isinstance(x, Tracer) else get_aval(asarray(x))
+
+
 def _result_dtype(*xs: ArrayLike) -> np.dtype:
     # Python scalars are "weak" under NumPy 2: they adopt the arrays' dtype. So do weak tracers.
-    if builtins.all(_weak(x) for x in xs):  # numbers only: the highest kind, as Python's
+    return _promoted_dtype(xs, [_weak(x) for x in xs])
+
+
+def _promoted_dtype(xs: Sequence[ArrayLike], weak: Sequence[bool]) -> np.dtype:
+    if builtins.all(weak):  # numbers only: the highest kind, as Python's arithmetic gives
         kinds = {get_aval(x).dtype.kind for x in xs}
         return scalar_dtype(next(v for k, v in _KIND_VALUE.items() if k in kinds))
-    return np.result_type(*[(_KIND_VALUE[x.dtype.kind] if _weak(x) else x.dtype)
-                            if _is_array(x) else x for x in xs])
+    return np.result_type(*[(_KIND_VALUE[x.dtype.kind] if w else x.dtype) if _is_array(x)
+                            else x for x, w in zip(xs, weak, strict=True)])
 
 
 def _broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -70,15 +86,19 @@ def _broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
                          f"{', '.join(map(str, shapes))}") from None
 
 
-def _promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcast"
-             ) -> list[Any]:
-    """Convert to one dtype and broadcast to one shape, NumPy's way."""
-    weak = builtins.all(_weak(x) for x in xs)  # then so is the result (weak_type=True)
-    dtype = _result_dtype(*xs) if dtype is None else dtype
+def _promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcast",
+             keep_weak: bool = False) -> list[Any]:
+    """Convert to one dtype and broadcast to one shape, NumPy's way. The operands come out
+    strong, as NumPy's functions make them; with ``keep_weak`` (the operators: Python's own
+    arithmetic keeps numbers numbers) weak ones stay weak if all are."""
+    weak = [_weak(x) for x in xs]
+    dtype = _promoted_dtype(xs, weak) if dtype is None else dtype
+    flag = (True if builtins.all(weak) else None) if keep_weak else False
     # (a weak int going to a narrower integer dtype is range-checked, as NumPy checks a
     # Python int)
-    arrays = [asarray(x, dtype) if not _is_array(x) else ew.convert_element_type(
-        x, dtype, True if weak else None, checked=_weak(x)) for x in xs]
+    arrays = [asarray(x, dtype) if not _is_array(x)
+              else ew.convert_element_type(x, dtype, flag, checked=w)
+              for x, w in zip(xs, weak, strict=True)]
     shapes = [get_aval(a).shape for a in arrays]
     if builtins.all(s == shapes[0] for s in shapes):  # nothing to broadcast: the common case
         return arrays
@@ -117,13 +137,22 @@ def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Any:
     return st.broadcast_to(x, shape)
 
 
+# The tracer's operators, by function name: the same computations, keeping weak types weak.
+_OPERATORS: dict[str, Callable[..., Any]] = {}
+
+
 def _binary(prim_fn: Callable[[Any, Any], Any], float_only: bool = False
             ) -> Callable[[ArrayLike, ArrayLike], Any]:
     def fn(x: ArrayLike, y: ArrayLike) -> Any:
         dtype = _float_dtype(x, y) if float_only else None
         return prim_fn(*_promote(x, y, dtype=dtype, name=fn.__name__))
 
+    def operator(x: ArrayLike, y: ArrayLike) -> Any:
+        dtype = _float_dtype(x, y) if float_only else None
+        return prim_fn(*_promote(x, y, dtype=dtype, name=fn.__name__, keep_weak=True))
+
     fn.__name__ = prim_fn.__name__
+    _OPERATORS[fn.__name__] = operator
     return fn
 
 
@@ -147,12 +176,21 @@ _power = _binary(ew.pow_)
 
 def power(x: ArrayLike, y: ArrayLike) -> Any:
     """``x ** y``; a Python int exponent uses the cheaper ``integer_pow``."""
+    return _power_of(x, y, keep_weak=False)
+
+
+def _power_of(x: ArrayLike, y: ArrayLike, keep_weak: bool) -> Any:
     if isinstance(y, int) and not isinstance(y, bool) and _is_array(x):
+        x = x if keep_weak else asarray(x)
         dtype = get_aval(x).dtype
         if y < 0 and not np.issubdtype(dtype, np.inexact):
             raise ValueError("power: integers to negative integer powers are not allowed")
         return ew.integer_pow(x, y)
-    return _power(x, y)
+    return _OPERATORS["pow_"](x, y) if keep_weak else _power(x, y)
+
+
+_OPERATORS["power"] = lambda x, y: _power_of(x, y, keep_weak=True)
+_OPERATORS["negative"] = lambda x: ew.neg(x)  # (an operator's operand is a tracer)
 
 
 maximum = _binary(ew.maximum)
@@ -484,7 +522,7 @@ def getitem(x: ArrayLike, key: Any) -> Any:
     idx_ndim = 0
     if take_at is not None:
         tax, idx = take_at
-        idx_ndim = get_aval(asarray(idx)).ndim
+        idx_ndim = _aval(idx).ndim
         shifted = tax - builtins.sum(1 for s in squeeze_axes if s < tax)
         out = take(out, idx, shifted)
         if not adjacent:
@@ -544,48 +582,18 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> An
 
 
 def zeros_like(x: ArrayLike, dtype: Any = None) -> Any:
-    aval = get_aval(asarray(x))
+    aval = _aval(x)
     return st.full(aval.shape, 0, aval.dtype if dtype is None else dtype)
 
 
 def ones_like(x: ArrayLike, dtype: Any = None) -> Any:
-    aval = get_aval(asarray(x))
+    aval = _aval(x)
     return st.full(aval.shape, 1, aval.dtype if dtype is None else dtype)
 
 
 def full_like(x: ArrayLike, fill_value: Any, dtype: Any = None) -> Any:
-    aval = get_aval(asarray(x))
+    aval = _aval(x)
     return st.full(aval.shape, fill_value, aval.dtype if dtype is None else dtype)
-
-
-# --------------------------------------------------------------------------- weak results
-
-# Eagerly, a NumPy function of Python numbers returns a NumPy value, which is strongly typed
-# (``float32 array * np.exp(2.0)`` is float64), while Python's operators on numbers give
-# numbers, which are weak (``float32 array * (2.0 * 3.0)`` is float32). So the functions here
-# make a weak result strong, and the tracer's operators (below) keep it weak: traced code
-# promotes as the same code run eagerly.
-_WEAK_KEEPING = {"add": add, "subtract": subtract, "multiply": multiply, "divide": divide,
-                 "power": power, "negative": negative, "equal": equal, "not_equal": not_equal,
-                 "less": less, "less_equal": less_equal, "greater": greater,
-                 "greater_equal": greater_equal}
-
-
-def _strong_result(fn: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    def strong(*args: Any, **kwargs: Any) -> Any:
-        out = fn(*args, **kwargs)
-        if isinstance(out, Tracer) and out.aval.weak_type:
-            return ew.convert_element_type(out, out.aval.dtype, weak_type=False)
-        return out
-
-    return strong
-
-
-for _name, _fn in list(globals().items()):
-    if (not _name.startswith("_") and callable(_fn) and not isinstance(_fn, type)
-            and getattr(_fn, "__module__", None) == __name__):
-        globals()[_name] = _strong_result(_fn)
 
 
 # --------------------------------------------------------------------------- NumPy protocols
@@ -634,17 +642,17 @@ def _array_function(self: Tracer, func: Any, types: Any, args: tuple, kwargs: di
 # The core defines Tracer without arithmetic: the functions above are built on the ops, which
 # are built on the core, so they are installed on the class from here (as jax.numpy installs
 # its operators), not imported by the core.
-_w = _WEAK_KEEPING
+_w = _OPERATORS  # (Python's operators on numbers keep them numbers: weak)
 _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "__neg__": _w["negative"], "__pos__": lambda x: x,
     "__add__": _w["add"], "__radd__": lambda x, o: _w["add"](o, x),
-    "__sub__": _w["subtract"], "__rsub__": lambda x, o: _w["subtract"](o, x),
-    "__mul__": _w["multiply"], "__rmul__": lambda x, o: _w["multiply"](o, x),
-    "__truediv__": _w["divide"], "__rtruediv__": lambda x, o: _w["divide"](o, x),
+    "__sub__": _w["sub"], "__rsub__": lambda x, o: _w["sub"](o, x),
+    "__mul__": _w["mul"], "__rmul__": lambda x, o: _w["mul"](o, x),
+    "__truediv__": _w["div"], "__rtruediv__": lambda x, o: _w["div"](o, x),
     "__pow__": _w["power"], "__rpow__": lambda x, o: _w["power"](o, x),
     "__matmul__": matmul, "__rmatmul__": lambda x, o: matmul(o, x),
-    "__eq__": _w["equal"], "__ne__": _w["not_equal"], "__lt__": _w["less"],
-    "__le__": _w["less_equal"], "__gt__": _w["greater"], "__ge__": _w["greater_equal"],
+    "__eq__": _w["eq"], "__ne__": _w["ne"], "__lt__": _w["lt"], "__le__": _w["le"],
+    "__gt__": _w["gt"], "__ge__": _w["ge"],
     "__getitem__": getitem,
     "__array_ufunc__": _array_ufunc, "__array_function__": _array_function,
     "sum": sum, "max": max, "mean": mean, "reshape": reshape, "transpose": transpose,

@@ -49,6 +49,8 @@ class JVPTracer(Tracer):
         aval = get_aval(primal)  # an attribute: rules ask for it often
         # weak: None keeps the primal's flag (an ndarray has none: JVPTrace says)
         self.aval = aval if weak is None or weak == aval.weak_type else aval.update_weak_type(weak)
+        if self.aval.weak_type:
+            trace.has_weak = True
 
     def concrete(self) -> np.ndarray | None:
         p = self.primal
@@ -57,6 +59,7 @@ class JVPTracer(Tracer):
 
 class JVPTrace(Trace):
     transform = "jvp"
+    has_weak = False  # whether a tracer of this trace is weak: else no result of it can be
 
     def to_pair(self, x: Any) -> tuple[Any, Any]:
         if self.owns(x):
@@ -76,7 +79,7 @@ class JVPTrace(Trace):
             if prim.jvp is None:
                 raise NotImplementedError(f"differentiation rule for '{prim}' not implemented")
             primal_out, tangent_out = prim.jvp(primals, tangents, **params)
-        weak = result_weak_type(prim, args, params)
+        weak = self.has_weak and result_weak_type(prim, args, params)
         if prim.multiple_results:
             return [self.box(p, t, weak) for p, t in zip(primal_out, tangent_out, strict=True)]
         return self.box(primal_out, tangent_out, weak)

@@ -48,6 +48,8 @@ class BatchTracer(Tracer):
         if weak is None:  # the value's own flag (an ndarray has none)
             weak = isinstance(val, Tracer) and val.aval.weak_type
         self.aval = ShapedArray(shape[:bdim] + shape[bdim + 1:], val.dtype, weak)
+        if weak:
+            trace.has_weak = True
 
 
 # Collectives (minigrad.collectives): ``rule(axis_size, vals, dims, **params)`` computes the
@@ -73,6 +75,7 @@ def axis_env() -> tuple[tuple[Any, int], ...]:
 
 class BatchTrace(Trace):
     transform = "vmap"
+    has_weak = False  # whether a tracer of this trace is weak: else no result of it can be
 
     def __init__(self, parent: Trace, axis_size: int, axis_name: Any = None):
         super().__init__(parent)
@@ -103,7 +106,7 @@ class BatchTrace(Trace):
                                           **params)
             else:
                 out, out_dim = prim.batch(self.axis_size, vals, dims, **params)
-        weak = result_weak_type(prim, args, params)
+        weak = self.has_weak and result_weak_type(prim, args, params)
         if prim.multiple_results:
             return [o if d is None else BatchTracer(self, o, d, weak)
                     for o, d in zip(out, out_dim, strict=True)]
