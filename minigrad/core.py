@@ -48,7 +48,7 @@ class ShapedArray:
     A weak type is JAX's answer to Python scalars: ``2.0`` has no dtype of its own and adopts
     the other operand's (``float32 array * 2.0`` is float32, NumPy 2's rule too). A transform's
     input that is a Python scalar is a weak tracer, and a primitive's result is weak when its
-    operands are (``weak_result``), so ``jit``, ``vmap`` and ``grad`` promote as eager code
+    operands are (``result_weak_type``), so ``jit``, ``vmap`` and ``grad`` promote as eager code
     does. Equality includes the weak flag (a jit cache key tells ``2.0`` from a 0-d float64
     array); ``typematch`` compares a value with a type and ignores it, as values have none."""
 
@@ -108,7 +108,7 @@ def scalar_dtype(x: bool | int | float | complex) -> np.dtype:
 def is_weak_scalar(x: Any) -> bool:
     """A Python int, float or complex (not a bool, nor a NumPy scalar, which subclass them):
     the values whose type is weak, as in JAX."""
-    return (isinstance(x, (int, float, complex)) and not isinstance(x, (bool, np.generic)))
+    return isinstance(x, (int, float, complex)) and not isinstance(x, (bool, np.generic))
 
 
 def is_literal(x: Any) -> bool:
@@ -216,7 +216,7 @@ class Primitive:
         self.transpose: Rule | None = None
         self.batch: Rule | None = None
         # Whether the result is weak, from the params (convert_element_type's); None: the
-        # standard rule, ``weak_result``.
+        # standard rule of ``result_weak_type``.
         self.weak_type_rule: Rule | None = None
 
     def __repr__(self) -> str:
