@@ -11,7 +11,7 @@ import numpy as np
 from minigrad.core import Tracer, get_aval
 from minigrad.numpy.shape import ravel, reshape
 from minigrad.numpy.ufuncs import add, less, where
-from minigrad.numpy.util import ArrayLike, asarray, canonical_axes, copy_of, is_array
+from minigrad.numpy.util import ArrayLike, asarray, aval_of, canonical_axes, copy_of, is_array
 from minigrad.ops import structural as st
 from minigrad.ops.index_add import index_select
 from minigrad.rebind import note_view
@@ -122,7 +122,7 @@ def getitem(x: ArrayLike, key: Any) -> Any:
     idx_ndim = 0
     if take_at is not None:
         tax, idx = take_at
-        idx_ndim = get_aval(asarray(idx)).ndim
+        idx_ndim = aval_of(idx).ndim
         shifted = tax - sum(1 for s in squeeze_axes if s < tax)
         out = take(out, idx, shifted)
         if not adjacent:

@@ -29,6 +29,7 @@ from minigrad.numpy.shape import (
     transpose,
 )
 from minigrad.numpy.ufuncs import (
+    OPERATORS,
     add,
     cos,
     divide,
@@ -107,20 +108,21 @@ def _array_function(self: Tracer, func: Any, types: Any, args: tuple, kwargs: di
 # The core defines Tracer without arithmetic: the functions above are built on the ops, which
 # are built on the core, so they are installed on the class from here (as jax.numpy installs
 # its operators), not imported by the core.
+_w = OPERATORS  # (Python's operators on numbers keep them numbers: weak)
 _TRACER_METHODS: dict[str, Callable[..., Any]] = {
-    "__neg__": negative, "__pos__": copy_of,
-    "__add__": add, "__radd__": lambda x, o: add(o, x),
-    "__sub__": subtract, "__rsub__": lambda x, o: subtract(o, x),
-    "__mul__": multiply, "__rmul__": lambda x, o: multiply(o, x),
-    "__truediv__": divide, "__rtruediv__": lambda x, o: divide(o, x),
-    "__pow__": power, "__rpow__": lambda x, o: power(o, x),
+    "__neg__": _w["negative"], "__pos__": copy_of,
+    "__add__": _w["add"], "__radd__": lambda x, o: _w["add"](o, x),
+    "__sub__": _w["sub"], "__rsub__": lambda x, o: _w["sub"](o, x),
+    "__mul__": _w["mul"], "__rmul__": lambda x, o: _w["mul"](o, x),
+    "__truediv__": _w["div"], "__rtruediv__": lambda x, o: _w["div"](o, x),
+    "__pow__": _w["power"], "__rpow__": lambda x, o: _w["power"](o, x),
     "__matmul__": matmul, "__rmatmul__": lambda x, o: matmul(o, x),
     # x += y updates x in place, as NumPy's does: every name for x sees it
     "__iadd__": augmented(add, "+="), "__isub__": augmented(subtract, "-="),
     "__imul__": augmented(multiply, "*="), "__itruediv__": augmented(divide, "/="),
     "__ipow__": augmented(power, "**="), "__imatmul__": augmented(matmul, "@="),
-    "__eq__": equal, "__ne__": not_equal, "__lt__": less, "__le__": less_equal,
-    "__gt__": greater, "__ge__": greater_equal, "__getitem__": getitem,
+    "__eq__": _w["eq"], "__ne__": _w["ne"], "__lt__": _w["lt"], "__le__": _w["le"],
+    "__gt__": _w["gt"], "__ge__": _w["ge"], "__getitem__": getitem,
     "__array_ufunc__": _array_ufunc, "__array_function__": _array_function,
     "sum": sum, "max": max, "mean": mean, "transpose": transpose,
     # x.reshape(2, 3) as well as x.reshape((2, 3)), as ndarray's method

@@ -29,14 +29,16 @@ from minigrad.api_util import (
     call_paths,
     check_callable,
     check_unsupported,
+    input_avals,
 )
-from minigrad.core import Tracer, _get_current, eval_trace, get_aval
+from minigrad.core import Tracer, _get_current, eval_trace
 from minigrad.frozen import released
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from minigrad.rebind import note_number, rebind
 from minigrad.staging.aliasing import aliasing, check_updates
 from minigrad.staging.call import jit_p, trace_program
 from minigrad.staging.executor import Compiled, compiled
+from minigrad.transforms.vmap import axis_env
 from minigrad.tree import LEAF, PyTreeDef, tree_flatten, tree_unflatten
 
 
@@ -171,13 +173,15 @@ class Jitted:
         # (Python numbers among the leaves: x += 1 makes a new number of them, not an update)
         numbers = tuple([i for i, r in enumerate(raw) if type(r) is not np.ndarray
                          and not isinstance(r, (np.ndarray, Tracer))])
+        # A Python scalar's type is weak (so 2.0 and a 0-d float64 array trace apart); the named
+        # axes of the vmaps running are in the key, as collectives read their sizes.
+        avals = input_avals(raw, leaves)
         statics_key = tuple((kind, where, static_key(value)) for kind, where, value in statics)
-        key: Any = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics_key, donate,
-                    numbers)
+        key: Any = (in_tree, tuple(avals), statics_key, donate, numbers, axis_env())
         entry = self.cache.get(key)
         closed_over: list[Any] = []
         if entry is None:
-            entry, closed_over = self._trace(in_tree, leaves, statics, donate, numbers, None)
+            entry, closed_over = self._trace(in_tree, avals, statics, donate, numbers, None)
             if not closed_over:
                 self.store(key, entry)
         else:
@@ -188,7 +192,7 @@ class Jitted:
                 key = (key, same)
                 special = self.cache.get(key)
                 if special is None:
-                    special, closed_over = self._trace(in_tree, leaves, statics, donate,
+                    special, closed_over = self._trace(in_tree, avals, statics, donate,
                                                        numbers, same)
                     if not closed_over:
                         self.store(key, special)
@@ -199,7 +203,7 @@ class Jitted:
                           Paths(lambda: call_paths(in_tree)), closed_over)
         return entry, leaves, closed_over, raw
 
-    def _trace(self, in_tree: PyTreeDef, leaves: list[Any], statics: tuple,
+    def _trace(self, in_tree: PyTreeDef, avals: list[Any], statics: tuple,
                donate: tuple[int, ...], numbers: tuple[int, ...], same: tuple[int, ...] | None
                ) -> tuple[Entry, list[Any]]:
         """A new trace of the function, and the values of outer transforms it closes over.
@@ -230,7 +234,7 @@ class Jitted:
             return ([as_output(o, repr(self)) for o in out_leaves]
                     + [tracers[i] for i in mutated])
 
-        program = trace_program(flat, [get_aval(x) for x in leaves], repr(self), keep=True)
+        program = trace_program(flat, avals, repr(self), keep=True)
         # Values of outer transforms the function closed over become leading operands; a
         # program that holds them belongs to this call only.
         lifted = [isinstance(c, Tracer) for c in program.consts]
