@@ -30,11 +30,11 @@ def test_range_checks_hold_for_every_index_dtype_and_size(dtype: type, n: int) -
             out = scatter_add(np.zeros(n), np.ones(1), [index], [0])
             assert out[entry] == 1.0 and out.sum() == 1.0
         else:
-            for fn in (lambda: gather(x, [index], [0]),
-                       lambda: scatter(x, np.ones(1), [index], [0])):
-                with pytest.raises(IndexError, match=f"index {entry} is out of bounds for "
-                                                     f"axis 0 with size {n}"):
-                    fn()
+            message = f"index {entry} is out of bounds for axis 0 with size {n}"
+            with pytest.raises(IndexError, match=message):
+                gather(x, [index], [0])
+            with pytest.raises(IndexError, match=message):
+                scatter(x, np.ones(1), [index], [0])
 
 
 def test_a_long_index_is_checked_too() -> None:
@@ -116,7 +116,9 @@ def test_set_gradient_goes_to_the_winner_only() -> None:
 def test_max_and_min_ties_share_the_gradient(x: list, u: list, gx: list, gu: list) -> None:
     i = [np.array([0, 0, 1])]
     for op, sign in ((scatter_max, 1.0), (scatter_min, -1.0)):
-        f = lambda x, u: op(x, u, i, [0]).sum()  # noqa: E731
+        def f(x: np.ndarray, u: np.ndarray, op: object = op) -> object:
+            return op(x, u, i, [0]).sum()  # type: ignore[operator]
+
         got = mg.grad(f, argnums=(0, 1))(sign * np.array(x), sign * np.array(u))
         np.testing.assert_allclose(got[0], gx, atol=1e-15)
         np.testing.assert_allclose(got[1], gu, atol=1e-15)
