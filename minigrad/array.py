@@ -108,6 +108,12 @@ class Array(np.ndarray, metaclass=abc.ABCMeta):
 
         return minigrad.numpy
 
+    @property
+    def at(self) -> Any:
+        """JAX's functional updates: ``x.at[key].set(v)``, ``.add(v)`` ... (a new Array; the
+        original is never written). Installed by minigrad.numpy (``numpy/at.py``)."""
+        return _index_update_helper(self)
+
     # ----------------------------------------------------------------- printing
 
     def __repr__(self) -> str:
@@ -122,6 +128,20 @@ class Array(np.ndarray, metaclass=abc.ABCMeta):
         # Pickles as a plain ndarray made into an Array again (NumPy's own reduce would record
         # the subclass and its metaclass, which is fine, but this keeps the payload portable).
         return (_unpickle, (self.view(np.ndarray).copy(),))
+
+
+def _no_at(x: Array) -> Any:
+    raise AttributeError("Array.at needs minigrad.numpy, which installs it")
+
+
+# ``.at``'s helper, registered by minigrad.numpy (built above this module), as the tracers'
+# operators are.
+_index_update_helper: Any = _no_at
+
+
+def register_index_update(helper: Any) -> None:
+    global _index_update_helper
+    _index_update_helper = helper
 
 
 def _unpickle(value: np.ndarray) -> Array:

@@ -11,7 +11,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from minigrad.array import register_index_update
 from minigrad.core import Tracer
+from minigrad.numpy.at import IndexUpdateHelper
 from minigrad.numpy.contractions import dot, matmul, vdot
 from minigrad.numpy.creation import full_like, ones_like, zeros_like
 from minigrad.numpy.indexing import getitem, take
@@ -127,4 +129,6 @@ for _name, _method in _TRACER_METHODS.items():
     setattr(Tracer, _name, _method)
 Tracer.T = property(transpose)  # type: ignore[attr-defined]
 
-Tracer.T = property(transpose)  # type: ignore[attr-defined]
+# x.at[key].set(v) ...: JAX's functional updates, on tracers and on eager Arrays alike
+Tracer.at = property(IndexUpdateHelper)  # type: ignore[attr-defined]
+register_index_update(IndexUpdateHelper)
