@@ -25,7 +25,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from minigrad.core import Tracer, current_trace, eval_trace, get_aval
+from minigrad.array import Array
+from minigrad.config import x64_enabled
+from minigrad.core import Tracer, _get_current, current_trace, eval_trace, get_aval
+from minigrad.dtypes import _TO_32 as _NARROWED
 from minigrad.numpy import indexing as ix
 from minigrad.numpy.util import ArrayLike, asarray, check_broadcast
 from minigrad.ops import elementwise as ew
@@ -133,21 +136,52 @@ def _updates(fn: str, values: Any, p: ScatterPlan, dtype: np.dtype) -> Any:
     return st.transpose(u, p.perm) if p.perm is not None else u
 
 
+# --- speed: the eager call the benchmarks time, x.at[i].add(v) with x an array, i a 1-D
+# integer NumPy array and v an array of the update's shape and x's dtype (or a Python number
+# into a float x), is recognised in a few attribute reads and bound with fixed parameters:
+# parsing the key and shaping the updates cost ~10 us more. tests/test_at.py checks both
+# paths against each other.
+_AXIS0 = {"axes": (0,), "batch_dims": 0, "mode": "raise", "wrap_negative": True}
+
+
+def _eager_updates(x: Any, key: Any, values: Any) -> Any:
+    """The updates, if the update is the simple eager one (else None)."""
+    tx = type(x)
+    if (tx is not Array and tx is not np.ndarray) or key.ndim != 1 or not x.ndim \
+            or key.dtype.kind not in "iu" or _get_current() is not eval_trace:
+        return None
+    dtype = x.dtype
+    if dtype in _NARROWED and not x64_enabled():
+        return None
+    tv = type(values)
+    if tv is Array or tv is np.ndarray:
+        if values.dtype == dtype and values.shape == key.shape + x.shape[1:]:
+            return values
+    elif (tv is float or tv is int) and dtype.kind == "f":
+        return np.full(key.shape + x.shape[1:], values, dtype)
+    return None
+
+
 def scatter_update(fn: str, x: ArrayLike, key: Any, values: Any, how: str,
                    mode: str | None = None, wrap_negative: bool = True) -> Any:
     """``x`` updated at ``key`` by the scatter ``how`` ("set", "add", "mul", "min", "max")."""
-    x = asarray(x)
-    aval = get_aval(x)
-    kind_mode = ix.gather_mode(mode, fn)
-    p = plan(aval.shape, key, fn, kind_mode == "raise", wrap_negative)
-    u = _updates(fn, values, p, aval.dtype)
+    prim = _PRIMS[how]
     try:
-        return _PRIMS[how].bind(x, u, *p.indices, axes=p.axes, batch_dims=0, mode=kind_mode,
-                                wrap_negative=wrap_negative)
+        if type(key) is np.ndarray and mode is None and wrap_negative:
+            u = _eager_updates(x, key, values)
+            if u is not None:
+                return prim.bind(x, u, key, **_AXIS0)
+        x = asarray(x)
+        aval = get_aval(x)
+        kind_mode = ix.gather_mode(mode, fn)
+        p = plan(aval.shape, key, fn, kind_mode == "raise", wrap_negative)
+        u = _updates(fn, values, p, aval.dtype)
+        return prim.bind(x, u, *p.indices, axes=p.axes, batch_dims=0, mode=kind_mode,
+                         wrap_negative=wrap_negative)
     except IndexError as e:  # eagerly, name the user's function rather than the primitive
         message = str(e)
-        if current_trace() is eval_trace and message.startswith(_PRIMS[how].name + ":"):
-            raise IndexError(fn + message[len(_PRIMS[how].name):]) from None
+        if current_trace() is eval_trace and message.startswith(prim.name + ":"):
+            raise IndexError(fn + message[len(prim.name):]) from None
         raise
 
 
@@ -189,20 +223,19 @@ class IndexUpdateRef:
         return ix.getitem(self.array, self.index, mode=mode, fill_value=fill_value,
                           wrap_negative=wrap_negative_indices, fn="at[].get")
 
-    def _update(self, fn: str, values: Any, how: str, mode: str | None, wrap: bool) -> Any:
-        return scatter_update(f"at[].{fn}", self.array, self.index, values, how, mode, wrap)
-
     def set(self, values: ArrayLike, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | None = None, out_sharding: Any = None,
             wrap_negative_indices: bool = True) -> Any:
         """``x[key] = values`` as a new array; of repeated entries the last write wins."""
-        return self._update("set", values, "set", mode, wrap_negative_indices)
+        return scatter_update("at[].set", self.array, self.index, values, "set", mode,
+                              wrap_negative_indices)
 
     def add(self, values: ArrayLike, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | None = None, out_sharding: Any = None,
             wrap_negative_indices: bool = True) -> Any:
         """``x[key] += values``, repeated entries accumulating (``np.add.at``)."""
-        return self._update("add", values, "add", mode, wrap_negative_indices)
+        return scatter_update("at[].add", self.array, self.index, values, "add", mode,
+                              wrap_negative_indices)
 
     def subtract(self, values: ArrayLike, *, indices_are_sorted: bool = False,
                  unique_indices: bool = False, mode: str | None = None,
@@ -210,13 +243,15 @@ class IndexUpdateRef:
         """``x[key] -= values``, repeated entries accumulating."""
         dtype = get_aval(asarray(self.array)).dtype
         negated = ew.neg(ew.convert_element_type(asarray(values), dtype))
-        return self._update("subtract", negated, "add", mode, wrap_negative_indices)
+        return scatter_update("at[].subtract", self.array, self.index, negated, "add", mode,
+                              wrap_negative_indices)
 
     def multiply(self, values: ArrayLike, *, indices_are_sorted: bool = False,
                  unique_indices: bool = False, mode: str | None = None,
                  out_sharding: Any = None, wrap_negative_indices: bool = True) -> Any:
         """``x[key] *= values``, repeated entries multiplying (``np.multiply.at``)."""
-        return self._update("multiply", values, "mul", mode, wrap_negative_indices)
+        return scatter_update("at[].multiply", self.array, self.index, values, "mul", mode,
+                              wrap_negative_indices)
 
     mul = multiply
 
@@ -246,13 +281,15 @@ class IndexUpdateRef:
             unique_indices: bool = False, mode: str | None = None, out_sharding: Any = None,
             wrap_negative_indices: bool = True) -> Any:
         """``x[key] = minimum(x[key], values)``, over repeated entries too."""
-        return self._update("min", values, "min", mode, wrap_negative_indices)
+        return scatter_update("at[].min", self.array, self.index, values, "min", mode,
+                              wrap_negative_indices)
 
     def max(self, values: ArrayLike, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | None = None, out_sharding: Any = None,
             wrap_negative_indices: bool = True) -> Any:
         """``x[key] = maximum(x[key], values)``, over repeated entries too."""
-        return self._update("max", values, "max", mode, wrap_negative_indices)
+        return scatter_update("at[].max", self.array, self.index, values, "max", mode,
+                              wrap_negative_indices)
 
     def apply(self, func: Callable[[Any], Any], *, indices_are_sorted: bool = False,
               unique_indices: bool = False, mode: str | None = None,

@@ -47,6 +47,7 @@ from minigrad.ops.structural import bdim_to, instantiate, moveaxis, zeros
 
 MODES = ("raise", "clip", "fill", "wrap")
 _SMALL = 32  # index entries up to this many: Python's min and max beat NumPy's reductions
+_UNSIGNED = {np.dtype(f"i{b}"): np.dtype(f"u{b}") for b in (1, 2, 4, 8)}
 
 
 # --------------------------------------------------------------------------- positions
@@ -57,12 +58,16 @@ def positions(index: np.ndarray, n: int, mode: str, wrap_negative: bool, op: str
     "fill" leaves entries outside, a bool array of the valid ones (else None). See the module's
     doc for the modes; ``op`` and ``axis`` name the error."""
     if index.size <= _SMALL:
-        entries = index.ravel().tolist()
+        entries = index.tolist() if index.ndim == 1 else index.ravel().tolist()
         lo, hi = (min(entries), max(entries)) if entries else (0, -1)
+        if lo >= 0 and hi < n:  # every entry in range already: the usual case
+            return index, None
     else:
+        # One reduction for the usual case: viewed as unsigned, a negative entry is huge.
+        unsigned = index.view(_UNSIGNED[index.dtype]) if index.dtype.kind == "i" else index
+        if unsigned.max() < n:
+            return index, None
         lo, hi = index.min(), index.max()
-    if lo >= 0 and hi < n:  # every entry in range already: the usual case
-        return index, None
     if mode == "raise":
         first = -n if wrap_negative else 0
         if lo < first or hi >= n:
@@ -162,7 +167,13 @@ def gather(x: Any, indices: Sequence[Any], axes: Sequence[int], *, batch_dims: i
 @gather_p.def_impl
 def _gather_impl(x: np.ndarray, *indices: np.ndarray, axes: tuple, batch_dims: int, mode: str,
                  fill_value: Any, wrap_negative: bool) -> np.ndarray:
-    key, valid = _index_key(x.shape, indices, axes, batch_dims, mode, wrap_negative, "gather")
+    if batch_dims == 0 and len(indices) == 1:  # (speed: one index and no batch, the usual)
+        p, valid = positions(indices[0], x.shape[axes[0]], mode, wrap_negative, "gather",
+                             axes[0])
+        key: tuple = (p,)
+    else:
+        key, valid = _index_key(x.shape, indices, axes, batch_dims, mode, wrap_negative,
+                                "gather")
     out = np.asarray(slots_view(x, axes, batch_dims)[key])  # (a NumPy scalar made an array)
     if valid is not None:  # what a fill read: a new array, never a write into a view of x
         valid = valid.reshape(valid.shape + (1,) * (out.ndim - valid.ndim))
@@ -243,6 +254,15 @@ def scatter_into(combine: Any, op: str, x: np.ndarray, updates: np.ndarray,
     combined into its slots by ``combine(view, key, updates)``, after the dropped updates (mode
     "fill") are taken out."""
     out = x.copy()
+    if batch_dims == 0 and len(indices) == 1:  # (speed: one index and no batch, the usual:
+        a = axes[0]  # ufunc.at takes a bare index array faster than a tuple of one)
+        p, valid = positions(indices[0], x.shape[a], mode, wrap_negative, op, a)
+        view = out if a == 0 else np.moveaxis(out, a, 0)
+        if valid is None:
+            combine(view, p, updates)
+        else:
+            combine(view, p[valid], updates[valid])
+        return out
     key, valid = _index_key(x.shape, indices, axes, batch_dims, mode, wrap_negative, op)
     if valid is not None:
         key = tuple(np.broadcast_to(k, valid.shape)[valid] for k in key)
@@ -251,8 +271,7 @@ def scatter_into(combine: Any, op: str, x: np.ndarray, updates: np.ndarray,
     return out
 
 
-def _add_at(view: np.ndarray, key: tuple, updates: np.ndarray) -> None:
-    np.add.at(view, key, updates)  # (ufunc.at: repeated slots accumulate, in order)
+_add_at = np.add.at  # (ufunc.at: repeated slots accumulate, in order)
 
 
 scatter_add_p.def_impl(partial(scatter_into, _add_at, "scatter_add"))

@@ -84,9 +84,12 @@ def scatter(x: Any, updates: Any, indices: Sequence[Any], axes: Sequence[int], *
 
 def _set_last_wins(view: np.ndarray, key: tuple, updates: np.ndarray) -> None:
     # NumPy promises nothing about repeated slots in `view[key] = u`: write the winners only.
-    key = tuple(np.broadcast_arrays(*key)) if len(key) > 1 else key
+    if not isinstance(key, tuple):
+        key = (key,)
+    elif len(key) > 1:
+        key = tuple(np.broadcast_arrays(*key))
     n = key[0].size
-    if n > 1:
+    if n > 1 and (len(key) > 1 or not _distinct(key[0], view.shape[0])):
         slot_shape = view.shape[:len(key)]
         slot = np.ravel_multi_index(key, slot_shape).ravel()
         order = np.arange(n)
@@ -98,6 +101,18 @@ def _set_last_wins(view: np.ndarray, key: tuple, updates: np.ndarray) -> None:
             key = tuple(k[win] for k in key)
             updates = updates[win]
     view[key] = updates
+
+
+def _distinct(index: np.ndarray, n: int) -> bool:
+    """Whether the entries of ``index`` (positions in [0, n)) are distinct. Whatever order
+    NumPy writes repeated slots in, a repeated slot cannot hold both its writers' numbers."""
+    if index.size <= 32:
+        entries = index.ravel().tolist()
+        return len(set(entries)) == len(entries)
+    order = np.arange(index.size).reshape(index.shape)
+    slots = np.empty(n, np.int64)
+    slots[index] = order
+    return bool((slots[index] == order).all())
 
 
 scatter_p.def_impl(partial(scatter_into, _set_last_wins, "scatter"))
@@ -169,11 +184,7 @@ def scatter_mul(x: Any, updates: Any, indices: Sequence[Any], axes: Sequence[int
                               mode=mode, wrap_negative=wrap_negative)
 
 
-def _ufunc_at(ufunc: np.ufunc, view: np.ndarray, key: tuple, updates: np.ndarray) -> None:
-    ufunc.at(view, key, updates)  # (ufunc.at: repeated slots combine, in order)
-
-
-scatter_mul_p.def_impl(partial(scatter_into, partial(_ufunc_at, np.multiply), "scatter_mul"))
+scatter_mul_p.def_impl(partial(scatter_into, np.multiply.at, "scatter_mul"))
 scatter_mul_p.def_abstract_eval(partial(scatter_abstract_eval, "scatter_mul"))
 
 
@@ -238,7 +249,7 @@ scatter_mul_p.def_batch(partial(scatter_batch, scatter_mul_p))
 
 def _extremum(name: str, ufunc: np.ufunc) -> Primitive:
     prim = Primitive(name)
-    prim.def_impl(partial(scatter_into, partial(_ufunc_at, ufunc), name))
+    prim.def_impl(partial(scatter_into, ufunc.at, name))  # (ufunc.at: in order)
     prim.def_abstract_eval(partial(scatter_abstract_eval, name))
     prim.def_batch(partial(scatter_batch, prim))
 
