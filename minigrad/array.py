@@ -111,7 +111,12 @@ class Array(np.ndarray, metaclass=abc.ABCMeta):
     @property
     def at(self) -> Any:
         """JAX's functional updates: ``x.at[key].set(v)``, ``.add(v)`` ... (a new Array; the
-        original is never written). Installed by minigrad.numpy (``numpy/at.py``)."""
+        original is never written), by minigrad.numpy's ``at.py``."""
+        global _index_update_helper
+        if _index_update_helper is None:
+            from minigrad.numpy.at import IndexUpdateHelper  # (built above this module)
+
+            _index_update_helper = IndexUpdateHelper
         return _index_update_helper(self)
 
     # ----------------------------------------------------------------- printing
@@ -130,18 +135,7 @@ class Array(np.ndarray, metaclass=abc.ABCMeta):
         return (_unpickle, (self.view(np.ndarray).copy(),))
 
 
-def _no_at(x: Array) -> Any:
-    raise AttributeError("Array.at needs minigrad.numpy, which installs it")
-
-
-# ``.at``'s helper, registered by minigrad.numpy (built above this module), as the tracers'
-# operators are.
-_index_update_helper: Any = _no_at
-
-
-def register_index_update(helper: Any) -> None:
-    global _index_update_helper
-    _index_update_helper = helper
+_index_update_helper: Any = None  # minigrad.numpy.at.IndexUpdateHelper, once imported
 
 
 def _unpickle(value: np.ndarray) -> Array:

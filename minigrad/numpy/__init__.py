@@ -6,9 +6,29 @@ The functions live in modules by theme (``ufuncs``, ``reductions``, ``shape``, `
 """
 
 from minigrad.numpy import methods as _methods  # noqa: F401  (installs the tracer methods)
+from minigrad.numpy.at import put, put_along_axis
 from minigrad.numpy.contractions import dot, matmul, vdot
 from minigrad.numpy.creation import arange, full, full_like, ones, ones_like, zeros, zeros_like
-from minigrad.numpy.indexing import getitem, take
+from minigrad.numpy.index_tricks import (
+    argwhere,
+    choose,
+    compress,
+    diag_indices,
+    diag_indices_from,
+    extract,
+    flatnonzero,
+    indices,
+    ix_,
+    nonzero,
+    ravel_multi_index,
+    select,
+    tril_indices,
+    tril_indices_from,
+    triu_indices,
+    triu_indices_from,
+    unravel_index,
+)
+from minigrad.numpy.indexing import getitem, take, take_along_axis
 from minigrad.numpy.reductions import cumsum, max, mean, sum
 from minigrad.numpy.shape import (
     broadcast_to,
@@ -57,6 +77,11 @@ __all__ = [
     "moveaxis", "multiply", "negative", "not_equal", "ones", "ones_like", "power", "ravel",
     "reshape", "sin", "sqrt", "square", "squeeze", "stack", "subtract", "sum", "swapaxes",
     "take", "tanh", "transpose", "true_divide", "vdot", "where", "zeros", "zeros_like",
+    # indexing (numpy/indexing.py, at.py, index_tricks.py)
+    "argwhere", "choose", "compress", "diag_indices", "diag_indices_from", "extract",
+    "flatnonzero", "indices", "ix_", "nonzero", "put", "put_along_axis", "ravel_multi_index",
+    "select", "take_along_axis", "tril_indices", "tril_indices_from", "triu_indices",
+    "triu_indices_from", "unravel_index",
 ]
 
 

@@ -25,11 +25,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from minigrad.array import Array
+from minigrad import core
 from minigrad.config import x64_enabled
 from minigrad.core import Tracer, _get_current, current_trace, eval_trace, get_aval
 from minigrad.dtypes import _TO_32 as _NARROWED
 from minigrad.numpy import indexing as ix
+from minigrad.numpy.shape import ravel
+from minigrad.numpy.ufuncs import divide, power
 from minigrad.numpy.util import ArrayLike, asarray, check_broadcast
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
@@ -147,14 +149,14 @@ _AXIS0 = {"axes": (0,), "batch_dims": 0, "mode": "raise", "wrap_negative": True}
 def _eager_updates(x: Any, key: Any, values: Any) -> Any:
     """The updates, if the update is the simple eager one (else None)."""
     tx = type(x)
-    if (tx is not Array and tx is not np.ndarray) or key.ndim != 1 or not x.ndim \
+    if (tx is not core.eager_array_type and tx is not np.ndarray) or key.ndim != 1 or not x.ndim \
             or key.dtype.kind not in "iu" or _get_current() is not eval_trace:
         return None
     dtype = x.dtype
     if dtype in _NARROWED and not x64_enabled():
         return None
     tv = type(values)
-    if tv is Array or tv is np.ndarray:
+    if tv is core.eager_array_type or tv is np.ndarray:
         if values.dtype == dtype and values.shape == key.shape + x.shape[1:]:
             return values
     elif (tv is float or tv is int) and dtype.kind == "f":
@@ -264,8 +266,6 @@ class IndexUpdateRef:
                unique_indices: bool = False, mode: str | None = None, out_sharding: Any = None,
                wrap_negative_indices: bool = True) -> Any:
         """``x[key] /= values``: JAX's ``x / scatter_mul(ones, values)``."""
-        from minigrad.numpy.ufuncs import divide
-
         return divide(self.array, self._of_ones("divide", values, mode, wrap_negative_indices))
 
     def power(self, values: ArrayLike, *, indices_are_sorted: bool = False,
@@ -273,8 +273,6 @@ class IndexUpdateRef:
               wrap_negative_indices: bool = True) -> Any:
         """``x[key] **= values``: JAX's ``x ** scatter_mul(ones, values)``, so repeated
         exponents multiply."""
-        from minigrad.numpy.ufuncs import power
-
         return power(self.array, self._of_ones("power", values, mode, wrap_negative_indices))
 
     def min(self, values: ArrayLike, *, indices_are_sorted: bool = False,
@@ -335,3 +333,40 @@ class IndexUpdateHelper:
 
     def __repr__(self) -> str:
         return f"IndexUpdateHelper({self.array!r})"
+
+
+# --------------------------------------------------------------------------- put
+
+def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *,
+        inplace: bool = True) -> Any:
+    """JAX's ``put``: ``a`` with the entries of its flattened form at ``ind`` set to ``v``
+    (repeated to ``ind``'s length), as a new array; ``inplace=False`` is required, as in
+    JAX, since arrays are immutable."""
+    if inplace:
+        raise ValueError("put: minigrad arrays are immutable; pass inplace=False to get the "
+                         "updated array")
+    x = asarray(a)
+    idx = ix._index_array(ind, "put")
+    idx = idx.reshape(-1) if isinstance(idx, np.ndarray) else st.reshape(
+        idx, (get_aval(idx).size,))
+    values = ravel(asarray(v))
+    n, m = get_aval(idx).shape[0], get_aval(values).shape[0]
+    if not n or not get_aval(x).size:
+        return x
+    if m == 0:
+        raise ValueError("put: v must not be empty when ind is not")
+    if m != n:  # repeated (or cut) to ind's length, as np.put does
+        values = ix.take(values, np.arange(n) % m)
+    out = scatter_update("put", ravel(x), idx, values, "set", mode=mode)
+    return st.reshape(out, get_aval(x).shape)
+
+
+def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int | None,
+                   inplace: bool = True, *, mode: str | None = None) -> Any:
+    """JAX's ``put_along_axis``: ``arr`` with ``values`` (broadcast to ``indices``' shape) set
+    along ``axis`` where ``take_along_axis`` reads; ``inplace=False`` is required."""
+    if inplace:
+        raise ValueError("put_along_axis: minigrad arrays are immutable; pass inplace=False "
+                         "to get the updated array")
+    return along_axis_update("put_along_axis", arr, indices, values, axis, mode)
+

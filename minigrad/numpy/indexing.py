@@ -1,4 +1,4 @@
-"""Indexing: ``x[key]``, ``take``, ``take_along_axis``, ``put`` and ``put_along_axis``, over the
+"""Indexing: ``x[key]``, ``take`` and ``take_along_axis``, over the
 ``slice`` and ``gather``/``scatter`` primitives (``ops/gather.py`` says why the gather takes
 NumPy's advanced-indexing form).
 
@@ -362,42 +362,3 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None, mode: 
     except IndexError as e:
         raise IndexError(str(e).replace("gather:", "take_along_axis:", 1)) from None
     return st.moveaxis(out, ndim - 1, ax)
-
-
-def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *,
-        inplace: bool = True) -> Any:
-    """JAX's ``put``: ``a`` with the entries of its flattened form at ``ind`` set to ``v``
-    (repeated to ``ind``'s length), as a new array; ``inplace=False`` is required, as in
-    JAX, since arrays are immutable."""
-    from minigrad.numpy.at import scatter_update  # (at.py is built on this module)
-
-    if inplace:
-        raise ValueError("put: minigrad arrays are immutable; pass inplace=False to get the "
-                         "updated array")
-    x = asarray(a)
-    idx = _index_array(ind, "put")
-    idx = idx.reshape(-1) if isinstance(idx, np.ndarray) else st.reshape(
-        idx, (get_aval(idx).size,))
-    values = ravel(asarray(v))
-    n, m = get_aval(idx).shape[0], get_aval(values).shape[0]
-    if not n or not get_aval(x).size:
-        return x
-    if m == 0:
-        raise ValueError("put: v must not be empty when ind is not")
-    if m != n:  # repeated (or cut) to ind's length, as np.put does
-        values = take(values, np.arange(n) % m)
-    out = scatter_update("put", ravel(x), idx, values, "set", mode=mode)
-    return st.reshape(out, get_aval(x).shape)
-
-
-def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int | None,
-                   inplace: bool = True, *, mode: str | None = None) -> Any:
-    """JAX's ``put_along_axis``: ``arr`` with ``values`` (broadcast to ``indices``' shape) set
-    along ``axis`` where ``take_along_axis`` reads; ``inplace=False`` is required."""
-    from minigrad.numpy.at import along_axis_update
-
-    if inplace:
-        raise ValueError("put_along_axis: minigrad arrays are immutable; pass inplace=False "
-                         "to get the updated array")
-    return along_axis_update("put_along_axis", arr, indices, values, axis, mode)
-
