@@ -94,9 +94,15 @@ def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) ->
     return tuple(out)
 
 
+def _flat(a: ArrayLike) -> Any:
+    """``a`` flattened; a concrete ``a`` stays concrete (under jit too), as the functions of
+    data-dependent shape need."""
+    return ravel(a) if isinstance(a, Tracer) else asarray(np.ravel(a))
+
+
 def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Any:
     """The indices of the non-zero entries of the flattened ``a``."""
-    return nonzero(ravel(asarray(a)), size=size, fill_value=fill_value)[0]
+    return nonzero(_flat(a), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Any:
@@ -146,8 +152,7 @@ def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *,
 def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None,
             fill_value: Any = 0) -> Any:
     """The entries of ``arr`` where ``condition`` is true, flattened."""
-    return compress(ravel(asarray(condition)), ravel(asarray(arr)), size=size,
-                    fill_value=fill_value)
+    return compress(_flat(condition), _flat(arr), size=size, fill_value=fill_value)
 
 
 # --------------------------------------------------------------------------- choosing
@@ -188,7 +193,7 @@ def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike],
     if len(condlist) != len(choicelist):
         raise ValueError(f"select: condlist and choicelist must have one length; got "
                          f"{len(condlist)} and {len(choicelist)}")
-    if not condlist:
+    if len(condlist) == 0:
         raise ValueError("select: condlist must not be empty")
     conds = [asarray(c) for c in condlist]
     for i, c in enumerate(conds):

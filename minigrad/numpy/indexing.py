@@ -308,7 +308,8 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = 
          indices_are_sorted: bool = False, fill_value: Any = None) -> Any:
     """``np.take``: the entries of ``a`` along ``axis`` (of the flattened ``a`` if None) at the
     integer ``indices``, of any shape. JAX's default mode is "fill"; ours raises on an index
-    out of range unless ``mode`` says otherwise ("clip", "wrap", "fill")."""
+    out of range unless ``mode`` says otherwise ("clip", "wrap", "fill"). As in NumPy and
+    JAX, "clip" clamps a negative index to 0 rather than counting it from the end."""
     if out is not None:
         raise ValueError("take: out must be None (minigrad arrays are immutable)")
     x = asarray(a)
@@ -318,8 +319,9 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = 
     (ax,) = canonical_axes(axis, len(shape), "take")
     idx = _index_array(indices, "take")
     fill = default_fill(get_aval(x).dtype) if fill_value is None else fill_value
-    result = bind_gather("take", x, [idx], (ax,), mode=gather_mode(mode, "take"),
-                         fill_value=fill, wrap_negative=True)
+    kind = gather_mode(mode, "take")
+    result = bind_gather("take", x, [idx], (ax,), mode=kind, fill_value=fill,
+                         wrap_negative=kind != "clip")
     k = get_aval(idx).ndim
     if ax and k:  # the gathered axes go where axis was
         ndim = get_aval(result).ndim
