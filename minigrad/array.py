@@ -108,6 +108,19 @@ class Array(np.ndarray, metaclass=abc.ABCMeta):
 
         return minigrad.numpy
 
+    def __getitem__(self, key: Any) -> Any:
+        # NumPy's indexing, unless the key holds a tracer (an Array captured by a transformed
+        # function, indexed by a traced index): then minigrad.numpy's, as JAX's arrays do.
+        if type(key) is tuple:
+            traced = any(isinstance(k, Tracer) for k in key)
+        else:
+            traced = isinstance(key, Tracer)
+        if not traced:
+            return super().__getitem__(key)
+        from minigrad.numpy.indexing import getitem  # (built above this module)
+
+        return getitem(self, key)
+
     @property
     def at(self) -> Any:
         """JAX's functional updates: ``x.at[key].set(v)``, ``.add(v)`` ... (a new Array; the
