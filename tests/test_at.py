@@ -215,6 +215,30 @@ def updates(rng: np.random.Generator, method: str, shape: tuple, broadcast: int)
 @given(key=keys(SHAPE), broadcast=st.integers(0, 2), seed=st.integers(0, 99))
 def test_at_against_numpy_eagerly_and_under_transforms(method: str, key: tuple,
                                                        broadcast: int, seed: int) -> None:
+    check_at(method, key, broadcast, seed)
+
+
+# Every kind of index at least once, whatever hypothesis draws.
+KINDS = {
+    "int": (1,), "negative-int": (-1, 2), "slice": (slice(1, None),),
+    "negative-step": (slice(None, None, -2), 0), "none": (None, 0, slice(1, 3)),
+    "ellipsis": (Ellipsis, 1), "int-array-repeats": (np.array([0, 2, 0]),),
+    "two-arrays-broadcast": (np.array([[0], [2]]), slice(None), np.array([1, 4, 1])),
+    "adjacent-arrays": (slice(None), np.array([3, -1]), np.array([0, 0])),
+    "mask": (np.array([True, False, True]),), "mask-2d": (slice(1, 2), np.ones((4, 5), bool)),
+    "mixed": (np.array([2, 2]), None, slice(None, None, -1), -2),
+}
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_at_every_method_and_index_kind(method: str, kind: str) -> None:
+    check_at(method, KINDS[kind], 0, 1)
+    check_at(method, KINDS[kind], 1, 2)
+
+
+def check_at(method: str, key: tuple, broadcast: int, seed: int) -> None:
+    """Eager x.at[key].method(v) against NumPy, and the same under jit, vmap and grad."""
     rng = np.random.default_rng(seed)
     x = rng.uniform(0.5, 1.5, SHAPE)  # positive: power stays real
     positions = numpy_view(SHAPE, key)

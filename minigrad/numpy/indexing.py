@@ -17,6 +17,7 @@ explicitly ("clip", "fill", and ``take``'s "wrap").
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -361,6 +362,7 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None, mode: 
     try:
         out = gather_p.bind(x, idx, axes=(k,), batch_dims=k, fill_value=fill,
                             mode=gather_mode(mode, "take_along_axis"), wrap_negative=True)
-    except IndexError as e:
-        raise IndexError(str(e).replace("gather:", "take_along_axis:", 1)) from None
+    except IndexError as e:  # (the gather's axis counts from its batch dims: name arr's)
+        message = re.sub(r"for axis \d+", f"for axis {ax}", str(e))
+        raise IndexError(message.replace("gather:", "take_along_axis:", 1)) from None
     return st.moveaxis(out, ndim - 1, ax)
