@@ -38,6 +38,10 @@ from minigrad.ops import structural as st
 from minigrad.ops.gather import scatter_add_p
 from minigrad.ops.scatter import scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p
 
+__all__ = [  # what minigrad.numpy exports from here
+    "put", "put_along_axis",
+]
+
 _PRIMS = {"set": scatter_p, "add": scatter_add_p, "mul": scatter_mul_p, "min": scatter_min_p,
           "max": scatter_max_p}
 

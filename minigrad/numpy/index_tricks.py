@@ -35,6 +35,12 @@ from minigrad.ops.gather import gather_p
 from minigrad.ops.indexing import check_index
 from minigrad.ops.scatter import scatter_p
 
+__all__ = [  # what minigrad.numpy exports from here
+    "argwhere", "choose", "compress", "diag_indices", "diag_indices_from", "extract",
+    "flatnonzero", "indices", "ix_", "nonzero", "ravel_multi_index", "select",
+    "tril_indices", "tril_indices_from", "triu_indices", "triu_indices_from",
+    "unravel_index",
+]
 
 def _int_array(x: np.ndarray) -> Any:
     """A NumPy integer result as an eager array of the default int dtype."""

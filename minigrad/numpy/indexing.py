@@ -23,11 +23,15 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import Tracer, current_trace, eval_trace, get_aval
-from minigrad.numpy.shape import ravel
 from minigrad.numpy.util import ArrayLike, asarray, canonical_axes, check_broadcast
 from minigrad.ops import structural as st
 from minigrad.ops.gather import gather_p
 from minigrad.rebind import note_view
+
+__all__ = [  # what minigrad.numpy exports from here
+    "getitem", "take", "take_along_axis",
+]
+
 
 # Entry kinds of a parsed key.
 INT, SLICE, NEW, ARRAY, SEP, BOOL = "int", "slice", "new", "array", "sep", "bool"
@@ -304,6 +308,11 @@ def _index_array(indices: Any, fn: str) -> Any:
     return arr
 
 
+def _flatten(x: Any) -> Any:
+    shape = get_aval(x).shape
+    return x if len(shape) == 1 else st.reshape(x, (int(np.prod(shape, dtype=np.int64)),))
+
+
 def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = None,
          mode: str | None = None, unique_indices: bool = False,
          indices_are_sorted: bool = False, fill_value: Any = None) -> Any:
@@ -315,9 +324,10 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = 
         raise ValueError("take: out must be None (minigrad arrays are immutable)")
     x = asarray(a)
     if axis is None:
-        x, axis = ravel(x), 0
+        x, axis = _flatten(x), 0
     shape = get_aval(x).shape
-    (ax,) = canonical_axes(axis, len(shape), "take")
+    ax = axis if type(axis) is int and 0 <= axis < len(shape) else \
+        canonical_axes(axis, len(shape), "take")[0]
     idx = _index_array(indices, "take")
     fill = default_fill(get_aval(x).dtype) if fill_value is None else fill_value
     kind = gather_mode(mode, "take")
@@ -337,9 +347,8 @@ def _along_axis(arr: Any, indices: Any, axis: int | None, fn: str
     x = asarray(arr)
     idx = _index_array(indices, fn)
     if axis is None:
-        x, axis = ravel(x), 0
-        idx = idx.reshape(-1) if isinstance(idx, np.ndarray) else st.reshape(
-            idx, (get_aval(idx).size,))
+        x, axis = _flatten(x), 0
+        idx = idx.reshape(-1) if isinstance(idx, np.ndarray) else _flatten(idx)
     shape, ishape = get_aval(x).shape, get_aval(idx).shape
     if len(shape) != len(ishape):
         raise ValueError(f"{fn}: indices must have arr's rank {len(shape)}; got shape {ishape}")
@@ -351,11 +360,11 @@ def _along_axis(arr: Any, indices: Any, axis: int | None, fn: str
     return x, idx, ax, others, len(shape)
 
 
-def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None, mode: str | None = None,
-                    fill_value: Any = None) -> Any:
+def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
+                    mode: str | None = None, fill_value: Any = None) -> Any:
     """``np.take_along_axis``: ``out[..., j, ...] = arr[..., indices[..., j, ...], ...]``
-    along ``axis``, the other axes broadcast together. A gather with those axes as paired
-    batch dims."""
+    along ``axis`` (the array API's default -1; JAX's has none), the other axes broadcast
+    together. A gather with those axes as paired batch dims."""
     x, idx, ax, others, ndim = _along_axis(arr, indices, axis, "take_along_axis")
     fill = default_fill(get_aval(x).dtype) if fill_value is None else fill_value
     k = len(others)

@@ -90,6 +90,16 @@ def positions(index: np.ndarray, n: int, mode: str, wrap_negative: bool, op: str
     return np.where(valid, i, 0), valid
 
 
+# --- speed: in mode "raise", NumPy's own indexing checks exactly what we check (entries in
+# [-n, n), negatives from the end; any other is an IndexError), for every integer dtype but
+# uint64, whose entries past int64's range NumPy wraps silently. Where it applies, the impls
+# index with NumPy directly and, on its IndexError, let ``positions`` raise ours: the range
+# test costs nothing more (on a 1000-entry index it was ~1.4 us of an eager x.at[i].add).
+# tests/test_gather_scatter.py checks every dtype and size at the edges.
+def numpy_checks(index: np.ndarray, mode: str, wrap_negative: bool) -> bool:
+    return mode == "raise" and wrap_negative and index.dtype != np.uint64
+
+
 def _index_key(x_shape: tuple, indices: Sequence[np.ndarray], axes: tuple, batch_dims: int,
                mode: str, wrap_negative: bool, op: str) -> tuple[tuple, np.ndarray | None]:
     """The NumPy key that reads the slots of ``x`` (its indexed axes moved after its batch
@@ -168,8 +178,14 @@ def gather(x: Any, indices: Sequence[Any], axes: Sequence[int], *, batch_dims: i
 def _gather_impl(x: np.ndarray, *indices: np.ndarray, axes: tuple, batch_dims: int, mode: str,
                  fill_value: Any, wrap_negative: bool) -> np.ndarray:
     if batch_dims == 0 and len(indices) == 1:  # (speed: one index and no batch, the usual)
-        p, valid = positions(indices[0], x.shape[axes[0]], mode, wrap_negative, "gather",
-                             axes[0])
+        a, index = axes[0], indices[0]
+        if numpy_checks(index, mode, wrap_negative):
+            try:
+                return np.asarray((x if a == 0 else np.moveaxis(x, a, 0))[index])
+            except IndexError:
+                positions(index, x.shape[a], mode, wrap_negative, "gather", a)  # (raises)
+                raise
+        p, valid = positions(index, x.shape[a], mode, wrap_negative, "gather", a)
         key: tuple = (p,)
     else:
         key, valid = _index_key(x.shape, indices, axes, batch_dims, mode, wrap_negative,
@@ -255,9 +271,16 @@ def scatter_into(combine: Any, op: str, x: np.ndarray, updates: np.ndarray,
     "fill") are taken out."""
     out = x.copy()
     if batch_dims == 0 and len(indices) == 1:  # (speed: one index and no batch, the usual:
-        a = axes[0]  # ufunc.at takes a bare index array faster than a tuple of one)
-        p, valid = positions(indices[0], x.shape[a], mode, wrap_negative, op, a)
+        a, index = axes[0], indices[0]  # ufunc.at takes a bare index array faster than a tuple)
         view = out if a == 0 else np.moveaxis(out, a, 0)
+        if numpy_checks(index, mode, wrap_negative):
+            try:
+                combine(view, index, updates)
+            except IndexError:
+                positions(index, x.shape[a], mode, wrap_negative, op, a)  # (raises)
+                raise
+            return out
+        p, valid = positions(index, x.shape[a], mode, wrap_negative, op, a)
         if valid is None:
             combine(view, p, updates)
         else:

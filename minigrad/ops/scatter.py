@@ -3,7 +3,7 @@ modes and the batching rule they all share): ``scatter`` (set), ``scatter_mul``,
 ``scatter_min`` and ``scatter_max``. Each takes ``(x, updates, *indices)`` with the parameters
 of ``gather``, and returns a new array of ``x``'s shape and dtype.
 
-Repeated slots, and the gradients (JAX's formulas, ``reference/numpy_surface.md`` section 4):
+Repeated slots, and the gradients (JAX's formulas, as measured in JAX 0.10.2):
 
 * ``scatter``: the last write wins, deterministically (the impl writes only the winners). It is
   linear in ``(x, updates)`` jointly; the overwritten entries of ``x`` get no cotangent, and of
