@@ -316,6 +316,11 @@ def test_at_examples() -> None:
     assert ints.at[1].set(2.7).dtype == ints.dtype
     # the original is never written
     np.testing.assert_array_equal(x, np.zeros(4))
+    # a 0-d x, as in JAX
+    scalar = mnp.asarray(np.array(2.0))
+    assert scalar.at[()].set(5.0) == 5.0 and scalar.at[...].add(1.0) == 3.0
+    assert scalar.at[()].apply(lambda t: t * 3) == 6.0 and scalar.at[()].get() == 2.0
+    assert mg.jit(lambda t: t.at[()].multiply(3.0))(np.array(2.0)) == 6.0
     # a plain ndarray gets .at through minigrad.numpy.asarray; tracers have it too
     assert mg.grad(lambda t: t.at[0].multiply(3.0).sum())(np.ones(2))[0] == 3.0
 

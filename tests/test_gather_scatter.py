@@ -84,6 +84,17 @@ def test_modes() -> None:
         gather(np.zeros(0), [np.array([0])], [0], mode="clip")
 
 
+@pytest.mark.parametrize("n", [3, 40])
+def test_set_sees_a_negative_entry_and_its_positive_twin_as_one_slot(n: int) -> None:
+    index = np.arange(n)
+    index[-1], index[0] = -1, n - 1  # slot n - 1 twice: first as n - 1, last as -1
+    updates = np.arange(n, dtype=float) + 1
+    out = scatter(np.zeros(n), updates, [index], [0])
+    assert out[n - 1] == updates[-1]
+    with pytest.raises(IndexError, match=f"index {n} is out of bounds"):
+        scatter(np.zeros(n), np.ones(2), [np.array([n, 0])], [0])  # a losing entry too
+
+
 def test_set_keeps_the_last_write_at_scale() -> None:
     rng = np.random.default_rng(0)
     index = rng.integers(0, 4, 10_000)

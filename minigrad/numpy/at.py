@@ -95,9 +95,7 @@ def plan(shape: tuple, key: Any, fn: str, raise_mode: bool, wrap_negative: bool)
         elif together and adv and i == adv[0]:
             view += [("b", j) for j in range(len(b_shape))]
             view_shape += list(b_shape)
-    if not arrays and not partial_slices:  # every axis whole: index axis 0 (or a 0-d x)
-        if not shape:
-            raise IndexError(f"{fn}: a 0-d array has no axis to index; update it as a whole")
+    if not arrays and not partial_slices:  # every axis whole: index axis 0
         partial_slices.append((0, np.arange(shape[0])))
         whole.remove(0)
         view = [("s", 0) if lab == ("s", 0) else lab for lab in view]
@@ -179,6 +177,10 @@ def scatter_update(fn: str, x: ArrayLike, key: Any, values: Any, how: str,
                 return prim.bind(x, u, key, **_AXIS0)
         x = asarray(x)
         aval = get_aval(x)
+        if not aval.shape:  # a 0-d x: its one entry, as entry 0 of a 1-element x
+            key = (0, *key) if isinstance(key, tuple) else (0, key)
+            out = scatter_update(fn, st.reshape(x, (1,)), key, values, how, mode, wrap_negative)
+            return st.reshape(out, ())
         kind_mode = ix.gather_mode(mode, fn)
         p = plan(aval.shape, key, fn, kind_mode == "raise", wrap_negative)
         u = _updates(fn, values, p, aval.dtype)
@@ -301,6 +303,11 @@ class IndexUpdateRef:
         x = asarray(self.array)
         aval = get_aval(x)
         fn = "at[].apply"
+        if not aval.shape:  # a 0-d x: its one entry, as entry 0 of a 1-element x
+            key = (0, *self.index) if isinstance(self.index, tuple) else (0, self.index)
+            out = IndexUpdateRef(st.reshape(x, (1,)), key).apply(
+                func, mode=mode, wrap_negative_indices=wrap_negative_indices)
+            return st.reshape(out, ())
         kind_mode = ix.gather_mode(mode, fn)
         p = plan(aval.shape, self.index, fn, kind_mode == "raise", wrap_negative_indices)
         ones = np.ones(p.view_shape, np.int64)

@@ -84,8 +84,8 @@ def scatter(x: Any, updates: Any, indices: Sequence[Any], axes: Sequence[int], *
 
 def _set_last_wins(view: np.ndarray, key: tuple, updates: np.ndarray) -> None:
     # NumPy promises nothing about repeated slots in `view[key] = u`: write the winners only.
-    if not isinstance(key, tuple):
-        key = (key,)
+    if not isinstance(key, tuple):  # one raw index (NumPy checks its range): normalise it
+        key = (_wrapped(key, view.shape[0]),)
     elif len(key) > 1:
         key = tuple(np.broadcast_arrays(*key))
     n = key[0].size
@@ -101,6 +101,19 @@ def _set_last_wins(view: np.ndarray, key: tuple, updates: np.ndarray) -> None:
             key = tuple(k[win] for k in key)
             updates = updates[win]
     view[key] = updates
+
+
+def _wrapped(index: np.ndarray, n: int) -> np.ndarray:
+    """``index`` with its negative entries counted from the end, so that equal slots are equal
+    entries; an entry outside [-n, n) is an IndexError (the impl then raises its own)."""
+    if index.size <= 32:
+        entries = index.ravel().tolist()
+        lo, hi = (min(entries), max(entries)) if entries else (0, -1)
+    else:
+        lo, hi = int(index.min()), int(index.max())
+    if lo < -n or hi >= n:
+        raise IndexError("out of range")
+    return np.where(index < 0, index + n, index) if lo < 0 else index
 
 
 def _distinct(index: np.ndarray, n: int) -> bool:
