@@ -348,8 +348,10 @@ def jax_x64() -> Any:
         pytest.skip("jax is not installed (pip install jax): the differential test needs it")
     import jax
 
+    previous = jax.config.jax_enable_x64
     jax.config.update("jax_enable_x64", True)
-    return jax
+    yield jax
+    jax.config.update("jax_enable_x64", previous)  # (other modules' pages run JAX's default)
 
 
 def test_explicit_modes_reproduce_jax(jax_x64: Any) -> None:

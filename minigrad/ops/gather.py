@@ -181,7 +181,12 @@ def _gather_impl(x: np.ndarray, *indices: np.ndarray, axes: tuple, batch_dims: i
         a, index = axes[0], indices[0]
         if numpy_checks(index, mode, wrap_negative):
             try:
-                return np.asarray((x if a == 0 else np.moveaxis(x, a, 0))[index])
+                if a == 0:
+                    return np.asarray(x[index])
+                # np.take leaves the index axes in place: a C-ordered result whose view with
+                # them first is what we return (x[:, i] reads back C-ordered, as in NumPy)
+                k = index.ndim
+                return np.moveaxis(np.take(x, index, axis=a), range(a, a + k), range(k))
             except IndexError:
                 positions(index, x.shape[a], mode, wrap_negative, "gather", a)  # (raises)
                 raise
