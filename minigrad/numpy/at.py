@@ -148,24 +148,6 @@ def _updates(fn: str, values: Any, p: ScatterPlan, dtype: np.dtype) -> Any:
 _AXIS0 = {"axes": (0,), "batch_dims": 0, "mode": "raise", "wrap_negative": True}
 
 
-def _eager_updates(x: Any, key: Any, values: Any) -> Any:
-    """The updates, if the update is the simple eager one (else None)."""
-    tx = type(x)
-    if (tx is not core.eager_array_type and tx is not np.ndarray) or key.ndim != 1 or not x.ndim \
-            or key.dtype.kind not in "iu" or _get_current() is not eval_trace:
-        return None
-    dtype = x.dtype
-    if dtype in _NARROWED and not x64_enabled():
-        return None
-    tv = type(values)
-    if tv is core.eager_array_type or tv is np.ndarray:
-        if values.dtype == dtype and values.shape == key.shape + x.shape[1:]:
-            return values
-    elif (tv is float or tv is int) and dtype.kind == "f":
-        return np.full(key.shape + x.shape[1:], values, dtype)
-    return None
-
-
 def scatter_update(fn: str, x: ArrayLike, key: Any, values: Any, how: str,
                    mode: str | None = None, wrap_negative: bool = True) -> Any:
     """``x`` updated at ``key`` by the scatter ``how`` ("set", "add", "mul", "min", "max")."""
@@ -191,6 +173,24 @@ def scatter_update(fn: str, x: ArrayLike, key: Any, values: Any, how: str,
         if current_trace() is eval_trace and message.startswith(prim.name + ":"):
             raise IndexError(fn + message[len(prim.name):]) from None
         raise
+
+
+def _eager_updates(x: Any, key: Any, values: Any) -> Any:
+    """The updates, if the update is the simple eager one (else None)."""
+    tx = type(x)
+    if (tx is not core.eager_array_type and tx is not np.ndarray) or key.ndim != 1 \
+            or not x.ndim or key.dtype.kind not in "iu" or _get_current() is not eval_trace:
+        return None
+    dtype = x.dtype
+    if dtype in _NARROWED and not x64_enabled():
+        return None
+    tv = type(values)
+    if tv is core.eager_array_type or tv is np.ndarray:
+        if values.dtype == dtype and values.shape == key.shape + x.shape[1:]:
+            return values
+    elif (tv is float or tv is int) and dtype.kind == "f":
+        return np.full(key.shape + x.shape[1:], values, dtype)
+    return None
 
 
 def along_axis_update(fn: str, arr: ArrayLike, indices: Any, values: Any, axis: int | None,

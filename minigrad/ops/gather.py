@@ -268,41 +268,45 @@ def scatter_add(x: Any, updates: Any, indices: Sequence[Any], axes: Sequence[int
                               mode=mode, wrap_negative=wrap_negative)
 
 
-def scatter_into(combine: Any, op: str, x: np.ndarray, updates: np.ndarray,
-                 *indices: np.ndarray, axes: tuple, batch_dims: int, mode: str,
-                 wrap_negative: bool) -> np.ndarray:
-    """The impl of every scatter: a copy of ``x`` (never ``x`` itself) with ``updates``
+def scatter_impl(combine: Any, op: str) -> Any:
+    """The impl of the scatter ``op``: a copy of ``x`` (never ``x`` itself) with ``updates``
     combined into its slots by ``combine(view, key, updates)``, after the dropped updates (mode
     "fill") are taken out."""
-    out = x.copy()
-    if batch_dims == 0 and len(indices) == 1:  # (speed: one index and no batch, the usual:
-        a, index = axes[0], indices[0]  # ufunc.at takes a bare index array faster than a tuple)
-        view = out if a == 0 else np.moveaxis(out, a, 0)
-        if numpy_checks(index, mode, wrap_negative):
-            try:
-                combine(view, index, updates)
-            except IndexError:
-                positions(index, x.shape[a], mode, wrap_negative, op, a)  # (raises)
-                raise
+
+    def impl(x: np.ndarray, updates: np.ndarray, *indices: np.ndarray, axes: tuple,
+             batch_dims: int, mode: str, wrap_negative: bool) -> np.ndarray:
+        out = x.copy()
+        if batch_dims == 0 and len(indices) == 1:  # (speed: one index and no batch, the
+            a, index = axes[0], indices[0]  # usual: ufunc.at takes a bare index faster)
+            view = out if a == 0 else np.moveaxis(out, a, 0)
+            if mode == "raise" and wrap_negative and index.dtype != np.uint64:  # numpy_checks
+                try:
+                    combine(view, index, updates)
+                except IndexError:
+                    positions(index, x.shape[a], mode, wrap_negative, op, a)  # (raises)
+                    raise
+                return out
+            p, valid = positions(index, x.shape[a], mode, wrap_negative, op, a)
+            if valid is None:
+                combine(view, p, updates)
+            else:
+                combine(view, p[valid], updates[valid])
             return out
-        p, valid = positions(index, x.shape[a], mode, wrap_negative, op, a)
-        if valid is None:
-            combine(view, p, updates)
-        else:
-            combine(view, p[valid], updates[valid])
+        key, valid = _index_key(x.shape, indices, axes, batch_dims, mode, wrap_negative, op)
+        if valid is not None:
+            key = tuple(np.broadcast_to(k, valid.shape)[valid] for k in key)
+            updates = updates[valid]
+        combine(slots_view(out, axes, batch_dims), key, updates)
         return out
-    key, valid = _index_key(x.shape, indices, axes, batch_dims, mode, wrap_negative, op)
-    if valid is not None:
-        key = tuple(np.broadcast_to(k, valid.shape)[valid] for k in key)
-        updates = updates[valid]
-    combine(slots_view(out, axes, batch_dims), key, updates)
-    return out
+
+    impl.__name__ = impl.__qualname__ = f"{op}_impl"
+    return impl
 
 
 _add_at = np.add.at  # (ufunc.at: repeated slots accumulate, in order)
 
 
-scatter_add_p.def_impl(partial(scatter_into, _add_at, "scatter_add"))
+scatter_add_p.def_impl(scatter_impl(_add_at, "scatter_add"))
 
 
 def scatter_abstract_eval(op: str, x: ShapedArray, updates: ShapedArray,

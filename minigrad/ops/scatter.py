@@ -42,7 +42,7 @@ from minigrad.ops.gather import (
     scatter_abstract_eval,
     scatter_add_p,
     scatter_batch,
-    scatter_into,
+    scatter_impl,
 )
 from minigrad.ops.structural import (
     arange,
@@ -128,7 +128,7 @@ def _distinct(index: np.ndarray, n: int) -> bool:
     return bool((slots[index] == order).all())
 
 
-scatter_p.def_impl(partial(scatter_into, _set_last_wins, "scatter"))
+scatter_p.def_impl(scatter_impl(_set_last_wins, "scatter"))
 
 
 scatter_p.def_abstract_eval(partial(scatter_abstract_eval, "scatter"))
@@ -197,7 +197,7 @@ def scatter_mul(x: Any, updates: Any, indices: Sequence[Any], axes: Sequence[int
                               mode=mode, wrap_negative=wrap_negative)
 
 
-scatter_mul_p.def_impl(partial(scatter_into, np.multiply.at, "scatter_mul"))
+scatter_mul_p.def_impl(scatter_impl(np.multiply.at, "scatter_mul"))
 scatter_mul_p.def_abstract_eval(partial(scatter_abstract_eval, "scatter_mul"))
 
 
@@ -262,7 +262,7 @@ scatter_mul_p.def_batch(partial(scatter_batch, scatter_mul_p))
 
 def _extremum(name: str, ufunc: np.ufunc) -> Primitive:
     prim = Primitive(name)
-    prim.def_impl(partial(scatter_into, ufunc.at, name))  # (ufunc.at: in order)
+    prim.def_impl(scatter_impl(ufunc.at, name))  # (ufunc.at: in order)
     prim.def_abstract_eval(partial(scatter_abstract_eval, name))
     prim.def_batch(partial(scatter_batch, prim))
 
