@@ -12,9 +12,11 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.core import Tracer
+from minigrad.numpy.at import IndexUpdateHelper
 from minigrad.numpy.contractions import dot, matmul, vdot
 from minigrad.numpy.creation import full_like, ones_like, zeros_like
 from minigrad.numpy.dtypes import astype
+from minigrad.numpy.index_tricks import choose, compress, nonzero
 from minigrad.numpy.indexing import getitem, take
 from minigrad.numpy.joining import concatenate, stack
 from minigrad.numpy.reductions import cumsum, max, mean, sum
@@ -129,6 +131,9 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "reshape": lambda x, *shape, **kw: reshape(x, shape[0] if len(shape) == 1 else shape, **kw),
     "squeeze": squeeze, "astype": astype, "cumsum": cumsum, "take": take, "ravel": ravel,
     "swapaxes": swapaxes, "dot": dot,
+    # indexing: t.nonzero(size=...), t.compress(condition), t.choose(choices)
+    "nonzero": nonzero, "compress": lambda x, condition, *a, **k: compress(condition, x, *a, **k),
+    "choose": choose,
     # the five ops: t.index_add(dim, index, source)
     "index_add": index_add, "index_copy": index_copy, "index_fill": index_fill,
     "masked_fill": masked_fill, "masked_scatter": masked_scatter,
@@ -137,4 +142,5 @@ for _name, _method in _TRACER_METHODS.items():
     setattr(Tracer, _name, _method)
 Tracer.T = property(transpose)  # type: ignore[attr-defined]
 
-Tracer.T = property(transpose)  # type: ignore[attr-defined]
+# x.at[key].set(v) ...: JAX's functional updates, on tracers and on eager Arrays alike
+Tracer.at = property(IndexUpdateHelper)  # type: ignore[attr-defined]

@@ -108,8 +108,16 @@ def square(x: ArrayLike) -> Any:
     return multiply(x, x)
 
 
-def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Any:
-    """``x`` where ``condition`` holds, else ``y``, with NumPy broadcasting."""
+def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /, *,
+          size: int | None = None, fill_value: Any = None) -> Any:
+    """``x`` where ``condition`` holds, else ``y``, with NumPy broadcasting; alone,
+    ``where(condition)`` is ``nonzero(condition, size=size, fill_value=fill_value)``."""
+    if x is None and y is None:
+        from minigrad.numpy.index_tricks import nonzero  # (no cycle: it never imports ufuncs)
+
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ValueError("where: either both or neither of x and y must be given")
     condition = asarray(condition)
     if get_aval(condition).dtype != np.bool_:
         condition = not_equal(condition, 0)
