@@ -60,6 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]  # minigrad from this checkout
 
 import control_flow  # noqa: E402
+import inplace_memory  # noqa: E402
 import workload as wl  # noqa: E402
 
 import minigrad as mg  # noqa: E402
@@ -865,6 +866,10 @@ def main() -> None:
     jit = jit_section(repeats)
     print("\n8. eager in-place variants", flush=True)
     in_place = in_place_section(repeats)
+    in_place_peaks = inplace_memory.inplace_peaks()
+    for name, row in in_place_peaks.items():
+        print(f"  {name} peak / x's size: " + ", ".join(f"{k} {v:.3f}" for k, v in row.items()),
+              flush=True)
     print("\n9. control flow (benchmarks/control_flow.py)", flush=True)
     control_flow_md = control_flow.section(repeats, opts.quick)
     print(f"\n6. against revision {opts.baseline}", flush=True)
@@ -940,6 +945,10 @@ def main() -> None:
         [[k, f"{v['minigrad min'] * 1e6:.2f}", f"{v['numpy min'] * 1e6:.2f}",
           f"{v['minigrad - numpy, min'] * 1e6:+.2f}"]
          + ([f"{v['torch min'] * 1e6:.2f}"] if has_torch_ip else []) for k, v in in_place.items()])
+    peak_columns = list(next(iter(in_place_peaks.values())))
+    in_place_mem_md = md_table(
+        ["peak allocated / x's size, x float64[2000000]", *peak_columns],
+        [[k, *(f"{v[c]:.3f}" for c in peak_columns)] for k, v in in_place_peaks.items()])
     if base is None:
         base_md = f"Revision {opts.baseline} is not in this clone: no comparison."
     else:
@@ -963,7 +972,7 @@ def main() -> None:
         ratios=ratios_md, plot=image, eager=eager_md, big=big_md, trace=trace_md, mem=mem_md,
         fixed=fixed_md, baseline=base_md, targets=targets_md, b1=b1_ratio(res),
         jit_first=jit_md, jit_passes=passes_md, jit_hit=hit_md, jit_fusion=fusion_text(res),
-        in_place=in_place_md,
+        in_place=in_place_md, in_place_mem=in_place_mem_md,
         date=time.strftime("%Y-%m-%d"), repeats=repeats)
     page += control_flow_md
     (docs / "benchmarks.md").write_text(page)
@@ -1083,6 +1092,14 @@ calls; arguments that are already canonical (NumPy arrays, a dim in range, a 1-D
 index, a bool mask of x's shape) skip the conversions.
 
 {in_place}
+
+What an update in place allocates beside `x` (`benchmarks/inplace_memory.py`: tracemalloc's
+peak during one call over x's size; eagerly, under `jit` of a function that updates its
+argument, and `jit` of the out-of-place op with `x` donated). `masked_fill_` fills a block of
+65536 elements at a time (2.0x x's size counting x itself before issue #29; now 1.04x);
+`index_copy_` with more than 32 entries finds repeated ones in an array of x's length.
+
+{in_place_mem}
 
 Under `jit(vmap(grad))`, the workload written in PyTorch's style (one scratch buffer updated
 in place by each op, `benchmarks/workload.py`'s `minigrad_f_inplace`) runs as the out-of-place

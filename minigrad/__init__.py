@@ -1,6 +1,21 @@
 """minigrad: JAX-style automatic differentiation and vectorization in pure NumPy."""
 
 from minigrad import collectives, lax, numpy
+from minigrad.array import (
+    Array,
+    Device,
+    block_until_ready,
+    default_backend,
+    device_count,
+    device_get,
+    device_put,
+    devices,
+    local_device_count,
+    local_devices,
+    process_count,
+    process_index,
+)
+from minigrad.config import config, enable_x64
 from minigrad.core import Primitive, ShapedArray, UnexpectedTracerError, float0
 from minigrad.custom_rules import custom_jvp, custom_vjp, custom_vmap
 from minigrad.inplace import (
@@ -36,6 +51,9 @@ from minigrad.tree import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Array", "Device", "block_until_ready", "config", "default_backend", "device_count",
+    "device_get", "device_put", "devices", "enable_x64", "local_device_count", "local_devices",
+    "process_count", "process_index",
     "ClosedJaxpr", "InPlaceError", "Primitive", "ShapedArray", "UnexpectedTracerError",
     "checkpoint", "collectives", "custom_jvp", "custom_vjp", "custom_vmap", "eval_jaxpr", "float0",
     "functionalize", "grad", "hessian", "index_add", "index_add_", "index_copy", "index_copy_",

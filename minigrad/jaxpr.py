@@ -18,6 +18,7 @@ from minigrad.api_util import (
     call_paths,
     check_callable,
     check_unsupported,
+    input_avals,
 )
 from minigrad.core import (
     Primitive,
@@ -27,7 +28,10 @@ from minigrad.core import (
     current_trace,
     get_aval,
     new_trace,
+    result_weak_type,
+    typematch,
 )
+from minigrad.frozen import frozen, is_frozen, released
 from minigrad.tree import tree_flatten, tree_unflatten
 
 
@@ -89,7 +93,12 @@ class Jaxpr:
 
 
 class ClosedJaxpr:
-    """A jaxpr with the values of its constants: what ``make_jaxpr`` returns."""
+    """A jaxpr with the values of its constants: what ``make_jaxpr`` returns. ``kept``: its
+    arrays are ``frozen`` copies (make_jaxpr's, jit's), so the programs derived from it keep
+    theirs too; a custom rule's program, evaluated in place of calling its function, holds the
+    arrays its function captured, as the function would read them."""
+
+    kept = False
 
     def __init__(self, jaxpr: Jaxpr, consts: list[Any], in_tree: Any = None,
                  out_tree: Any = None):
@@ -111,7 +120,9 @@ class ClosedJaxpr:
         if self.in_tree is not None and tree != self.in_tree:
             raise TypeError(f"ClosedJaxpr: arguments must have the traced structure "
                             f"{self.in_tree}; got {tree}")
-        outs = eval_jaxpr(self.jaxpr, self.consts, *leaves)
+        paths = call_paths(tree)  # (numbers become arrays, as a transform's arguments do)
+        leaves = [as_operand(x, "ClosedJaxpr", p) for x, p in zip(leaves, paths, strict=True)]
+        outs = released(eval_jaxpr(self.jaxpr, self.consts, *leaves))
         return tree_unflatten(self.out_tree, outs) if self.out_tree is not None else outs
 
 
@@ -226,18 +237,27 @@ class JaxprTracer(Tracer):
 
 class JaxprTrace(Trace):
     """Stages primitives into equations. With ``stage_all`` False, a primitive none of whose
-    operands is one of this trace's tracers is not staged: it runs on the parent (it is known)."""
+    operands is one of this trace's tracers is not staged: it runs on the parent (it is known).
+
+    With ``keep`` (the program outlives the call: make_jaxpr's, jit's) every array the
+    function captures becomes a ``frozen`` copy, so the program never sees a later write into
+    it. linearize's trace holds the arrays themselves: a copy per call would cost."""
 
     transform = "make_jaxpr"
 
-    def __init__(self, parent: Trace, stage_all: bool):
+    def __init__(self, parent: Trace, stage_all: bool, keep: bool = False):
         super().__init__(parent)
-        self.stage_all = stage_all
+        self.stage_all, self.keep = stage_all, keep
         self.eqns: list[Eqn] = []
         self.invars: list[Var] = []
-        self.consts: dict[int, tuple[Any, Var]] = {}  # id(value) -> (value, constvar)
+        # id(value) -> (value, constvar, what the program holds); the value is kept alive, so
+        # its id is not reused by another array while tracing
+        self.consts: dict[int, tuple[Any, Var, Any]] = {}
+
+    has_weak = False  # whether a variable (or a constant) of this program is weak
 
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
+        self.has_weak = self.has_weak or aval.weak_type
         var = Var(aval)
         self.invars.append(var)
         return JaxprTracer(self, var)
@@ -246,11 +266,14 @@ class JaxprTrace(Trace):
         """The jaxpr atom for an operand: our tracer's var, a literal or a constvar."""
         if self.owns(x):
             return x.var
-        if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc":
-            return Literal(x)
+        if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc":  # is_literal
+            return Literal(frozen(x) if self.keep else x)
         const = self.consts.get(id(x))
         if const is None:
-            const = self.consts[id(x)] = (x, Var(get_aval(x)))
+            held = frozen(x) if self.keep else x
+            const = self.consts[id(x)] = (x, Var(get_aval(x)), held)
+            if const[1].aval.weak_type:
+                self.has_weak = True
         return const[1]
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
@@ -264,18 +287,71 @@ class JaxprTrace(Trace):
 
     def stage(self, prim: Primitive, args: Sequence[Any], params: dict) -> Any:
         """Append the equation ``prim[params] args`` and return its result's tracer(s)."""
+        if self.keep and any(type(p) is ClosedJaxpr and not p.kept for p in params.values()):
+            params = {k: kept_program(p) if type(p) is ClosedJaxpr else p
+                      for k, p in params.items()}
         inputs = [self.atom(a) for a in args]
         aval = prim.abstract_eval(*[a.aval for a in inputs], **params)  # type: ignore[misc]
-        outs = [Var(a) for a in aval] if prim.multiple_results else [Var(aval)]
+        # (abstract_eval's, inline: the hot path; no operand weak, no weak result)
+        weak = self.has_weak and result_weak_type(prim, args, params)
+        if prim.multiple_results:
+            outs = [Var(a.update_weak_type(weak)) for a in aval]
+        else:
+            outs = [Var(aval if aval.weak_type == weak else aval.update_weak_type(weak))]
+            self.has_weak = self.has_weak or weak
         self.eqns.append(Eqn(prim, inputs, params, outs))
         tracers = [JaxprTracer(self, v) for v in outs]
         return tracers if prim.multiple_results else tracers[0]
 
     def to_jaxpr(self, outs: Sequence[Any]) -> tuple[Jaxpr, list[Any]]:
         outvars = [self.atom(o) for o in outs]
-        consts = [v for v, _ in self.consts.values()]
-        constvars = [var for _, var in self.consts.values()]
+        consts = [held for _, _, held in self.consts.values()]
+        constvars = [var for _, var, _ in self.consts.values()]
         return Jaxpr(constvars, list(self.invars), list(self.eqns), outvars), consts
+
+
+def kept_program(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """``closed``, as a kept program holds it: with ``frozen`` copies of its arrays. (A custom
+    rule's program holds its function's arrays by reference; staged into a kept program, it
+    is copied when staged.)"""
+    if closed.kept:
+        return closed
+    out = ClosedJaxpr(_kept_jaxpr(closed.jaxpr), [frozen(c) for c in closed.consts],
+                      closed.in_tree, closed.out_tree)
+    out.kept = True
+    return out
+
+
+def _kept_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+    """``jaxpr`` with its literals' values and its nested programs as a kept program holds
+    them (the same jaxpr when they are already)."""
+    def atom(a: Atom) -> Atom:
+        return Literal(frozen(a.val)) if isinstance(a, Literal) and not is_frozen(a.val) else a
+
+    eqns = []
+    for e in jaxpr.eqns:
+        inputs = [atom(a) for a in e.inputs]
+        params = {k: kept_program(p) if type(p) is ClosedJaxpr else p
+                  for k, p in e.params.items()}
+        same = all(a is b for a, b in zip(inputs, e.inputs, strict=True)) and all(
+            params[k] is e.params[k] for k in params)
+        eqns.append(e if same else Eqn(e.prim, inputs, params, e.outs))
+    outvars = [atom(a) for a in jaxpr.outvars]
+    if all(a is b for a, b in zip([*eqns, *outvars], [*jaxpr.eqns, *jaxpr.outvars],
+                                  strict=True)):
+        return jaxpr
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, outvars)
+
+
+def abstract_eval(prim: Primitive, avals: Sequence[ShapedArray], operands: Sequence[Any],
+                  params: dict) -> list[ShapedArray]:
+    """The result types of ``prim`` (a list, whatever its number of results): its shape rule's
+    shapes and dtypes, weak as ``result_weak_type`` says for these ``operands``."""
+    out = prim.abstract_eval(*avals, **params)  # type: ignore[misc]
+    weak = result_weak_type(prim, operands, params)
+    if prim.multiple_results:
+        return [a.update_weak_type(weak) for a in out]
+    return [out if out.weak_type == weak else out.update_weak_type(weak)]
 
 
 # Partial evaluation of a call primitive (jit): ``rule(trace, args, params)`` splits the call
@@ -333,13 +409,13 @@ def make_jaxpr_named(fun: Callable[..., Any], transform: str, stage_all: bool = 
     check_callable(transform, fun)
 
     def staged(*args: Any, **kwargs: Any) -> ClosedJaxpr:
-        leaves, in_tree = tree_flatten((args, kwargs))  # keyword arguments are inputs too
+        raw, in_tree = tree_flatten((args, kwargs))  # keyword arguments are inputs too
         paths = call_paths(in_tree)
-        leaves = [as_operand(x, transform, p) for x, p in zip(leaves, paths, strict=True)]
-        trace = JaxprTrace(current_trace(), stage_all=stage_all)
+        leaves = [as_operand(x, transform, p) for x, p in zip(raw, paths, strict=True)]
+        trace = JaxprTrace(current_trace(), stage_all=stage_all, keep=True)
         trace.transform = transform
         with new_trace(trace):
-            tracers = [trace.new_arg(get_aval(x)) for x in leaves]
+            tracers = [trace.new_arg(a) for a in input_avals(raw, leaves)]
             f_args, f_kwargs = tree_unflatten(in_tree, tracers)
             out = fun(*f_args, **f_kwargs)
             # An input the function updated in place (its tracer rebound: minigrad.inplace) is
@@ -348,7 +424,9 @@ def make_jaxpr_named(fun: Callable[..., Any], transform: str, stage_all: bool = 
                             if t.var is not v)
             out_leaves, out_tree = tree_flatten((out, updated) if updated else out)
             jaxpr, consts = trace.to_jaxpr([as_output(o, transform) for o in out_leaves])
-        return ClosedJaxpr(jaxpr, consts, in_tree, out_tree)
+        closed = ClosedJaxpr(jaxpr, consts, in_tree, out_tree)
+        closed.kept = True
+        return closed
 
     return staged
 
@@ -367,7 +445,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     for v, x in zip(jaxpr.constvars, consts, strict=True):
         env[v] = x
     for v, x in zip(jaxpr.invars, args, strict=True):
-        if get_aval(x) != v.aval:
+        if not typematch(get_aval(x), v.aval):
             raise TypeError(f"eval_jaxpr: an argument must be {v.aval.str_short()}; got "
                             f"{get_aval(x).str_short()}")
         env[v] = x
@@ -427,7 +505,7 @@ def typecheck(program: Jaxpr | ClosedJaxpr) -> None:
     jaxpr = program.jaxpr if isinstance(program, ClosedJaxpr) else program
     if isinstance(program, ClosedJaxpr):
         for v, c in zip(jaxpr.constvars, program.consts, strict=True):
-            if get_aval(c) != v.aval:
+            if not typematch(get_aval(c), v.aval):
                 raise TypeError(f"typecheck: a constant is {get_aval(c).str_short()}, its "
                                 f"variable {v.aval.str_short()}")
     defined: set[int] = set()
@@ -447,15 +525,16 @@ def typecheck(program: Jaxpr | ClosedJaxpr) -> None:
             if isinstance(a, Var) and id(a) not in defined:
                 raise TypeError(f"typecheck: {where} reads a variable before it is defined "
                                 f"(operand {k})")
+        operands = [a.val if isinstance(a, Literal) else a.aval for a in e.inputs]
         try:
-            out = e.prim.abstract_eval(*[a.aval for a in e.inputs], **e.params)  # type: ignore[misc]
+            expected = abstract_eval(e.prim, [a.aval for a in e.inputs], operands, e.params)
         except Exception as err:
             raise TypeError(f"typecheck: {where}: the shape rule rejects its operands: "
                             f"{err}") from err
-        expected = list(out) if e.prim.multiple_results else [out]
         if expected != [v.aval for v in e.outs]:
             raise TypeError(f"typecheck: {where}: the shape rule gives "
-                            f"{', '.join(a.str_short() for a in expected)}")
+                            f"{', '.join(map(repr, expected))}; the equation says "
+                            f"{', '.join(repr(v.aval) for v in e.outs)}")
         for p in nested:
             try:
                 typecheck(p)

@@ -36,7 +36,7 @@ def test_pred_is_bool_or_nonzero(pred: Any) -> None:
 
 
 def test_cond_is_a_two_branch_switch() -> None:
-    jaxpr = mg.make_jaxpr(lambda p, x: lax.cond(p, mnp.sin, mnp.cos, x))(True, 1.0)
+    jaxpr = mg.make_jaxpr(lambda p, x: lax.cond(p, mnp.sin, mnp.cos, x))(True, np.float64(1.0))
     assert prims(jaxpr) == ["convert_element_type", "cond"]
     false, true = jaxpr.eqns[1].params["branches"]
     assert prims(false) == ["cos"] and prims(true) == ["sin"]  # index 0 is the false branch
@@ -57,8 +57,19 @@ def test_switch_clamps_its_index(index: int, expected: int) -> None:
 
 
 def test_one_branch_is_called() -> None:
-    jaxpr = mg.make_jaxpr(lambda i, x: lax.switch(i, [mnp.sin], x))(3, 1.0)
+    jaxpr = mg.make_jaxpr(lambda i, x: lax.switch(i, [mnp.sin], x))(3, np.float64(1.0))
     assert prims(jaxpr) == ["sin"]
+
+
+def test_a_returned_operand_is_a_new_array() -> None:
+    # a branch (or the lone branch of a switch) returning its operand hands back a copy, as a
+    # minigrad.Array like every eager result: writing it leaves the caller's array alone
+    x = np.ones(2)
+    for out in (lax.cond(True, lambda x: x, lambda x: x, x), lax.switch(0, [lambda x: x], x),
+                lax.cond(False, lambda x: x, lambda x: x * 2, x)):
+        assert type(out) is mg.Array and not np.may_share_memory(out, x)
+        out[0] = 5.0
+    np.testing.assert_array_equal(x, [1.0, 1.0])
 
 
 def test_only_the_chosen_branch_runs() -> None:
@@ -249,7 +260,7 @@ def test_batched_pred_grad_is_nan_free() -> None:
 
 def test_jit_generates_a_python_if() -> None:
     f = mg.jit(lambda p, x: lax.cond(p, branch, mnp.cos, x))
-    source = f.lower(True, 1.0).as_text()
+    source = f.lower(True, np.float64(1.0)).as_text()  # a Python 1.0 is weak: another key
     assert "if " in source and "else:" in source
     assert f(True, np.float64(1.0)) == np.sin(1.0) and f(False, np.float64(1.0)) == np.cos(1.0)
     assert f.traces == 1

@@ -75,7 +75,10 @@ def test_golden_closure_constant_is_a_constvar():
     c = np.arange(3.0)
     closed = mg.make_jaxpr(lambda x: x + c)(np.ones(3))
     assert str(closed) == CLOSURE_CONST
-    assert len(closed.consts) == 1 and closed.consts[0] is c
+    # the program holds a read-only copy (issue #29 item 2): a later write into c is not seen
+    (held,) = closed.consts
+    assert np.array_equal(held, c) and not np.may_share_memory(held, c)
+    assert not held.flags.writeable
     assert repr(closed) == str(closed)
 
 

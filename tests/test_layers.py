@@ -15,13 +15,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "minigrad"
 # Each layer may import its own modules and those of the layers before it. A name ending in
 # ".*" covers a subpackage (its __init__ and every module in it).
 LAYERS = [
+    ("flags and default dtypes", ["minigrad.config", "minigrad.dtypes"]),
     ("core", ["minigrad.core"]),
-    ("tree and jaxpr", ["minigrad.tree", "minigrad.api_util", "minigrad.jaxpr"]),
+    ("tree and jaxpr", ["minigrad.tree", "minigrad.api_util", "minigrad.frozen", "minigrad.jaxpr"]),
     ("ops", ["minigrad.ops.*"]),
     ("transforms", ["minigrad.transforms.*"]),
     ("rebinding (in-place updates under transforms)", ["minigrad.rebind"]),
     ("staging", ["minigrad.staging.*"]),
-    ("user API", ["minigrad.numpy", "minigrad.inplace", "minigrad.custom_rules",
+    ("user API", ["minigrad.numpy.*", "minigrad.array", "minigrad.inplace", "minigrad.custom_rules",
                   "minigrad.collectives", "minigrad.graph", "minigrad.lax.*",
                   "minigrad"]),
     ("testing", ["minigrad.testing.*"]),
@@ -123,15 +124,16 @@ def test_deferred_imports_are_counted(tmp_path):
 
 
 def test_every_package_is_installed_and_typed():
-    # pyproject.toml lists the packages by hand: a new subpackage must be added there, or an
-    # installed minigrad would lack it. py.typed tells downstream type checkers to read ours.
+    # pyproject.toml installs what setuptools finds under minigrad/: a directory of modules
+    # without an __init__.py would not be found, and an installed minigrad would lack it.
+    # py.typed tells downstream type checkers to read ours.
     # (read with a pattern, not tomllib: that needs Python 3.11 and we run on 3.10 too)
     import re
 
     text = (PACKAGE.parent / "pyproject.toml").read_text()
-    listed = re.search(r"^packages = \[([^\]]*)\]", text, re.M)
-    assert listed, "pyproject.toml: no packages = [...] line"
-    packages = {module_name(p.parent / "__init__.py") for p in PACKAGE.rglob("__init__.py")}
-    assert set(re.findall(r'"([^"]+)"', listed.group(1))) == packages
+    assert re.search(r'^\[tool.setuptools.packages.find\]\n(#.*\n)*include = \["minigrad\*"\]',
+                     text, re.M), "pyproject.toml: packages are not found under minigrad*"
+    dirs = {p.parent for p in PACKAGE.rglob("*.py")} - {PACKAGE.parent}
+    assert [d for d in dirs if not (d / "__init__.py").exists()] == []
     assert (PACKAGE / "py.typed").exists()
     assert re.search(r'^minigrad = \["py.typed"\]', text, re.M)

@@ -17,7 +17,7 @@ I = np.arange(1, 7).reshape(2, 3)  # noqa: E741
 
 
 def same(actual, expected, **kw):
-    assert type(actual) is np.ndarray
+    assert type(actual) is mg.Array
     assert actual.dtype == np.asarray(expected).dtype, (actual.dtype, np.asarray(expected).dtype)
     assert actual.shape == np.shape(expected)
     np.testing.assert_allclose(actual, expected, **kw)
@@ -358,7 +358,7 @@ def _under(transform, f, x):
     """Run f on a tracer of ``transform``; return its (primal) result as an ndarray."""
     if transform == "vmap":
         out = mg.vmap(f)(np.stack([x, x]))
-        assert type(out) is np.ndarray
+        assert type(out) is mg.Array
         return np.asarray(out[1])
     if transform == "jvp":
         return mg.jvp(f, (x,), (np.ones_like(x),))[0]
@@ -482,5 +482,5 @@ def test_out_of_range_index_on_tracer():
         mg.grad(lambda t: t[-4].sum())(np.ones(3))
     with pytest.raises(IndexError, match="out of bounds"):
         mg.vmap(lambda t: t[np.array([4])])(x)
-    with pytest.raises(IndexError, match=r"must be in \[0, 4\).*got 4"):
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0 with size 4"):
         mg.vmap(lambda t, i: t[i])(x, np.array([0, 4, -1]))

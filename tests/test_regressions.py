@@ -195,7 +195,7 @@ def test_vmap_axis_size_of_the_wrong_kind() -> None:
 def test_broadcast_mismatch_under_a_transform() -> None:
     # Bug: x + y with shapes that do not broadcast, inside a transform, surfaced NumPy's own
     # "shape mismatch: objects cannot be broadcast" from numpy/lib/_stride_tricks_impl.py.
-    # Fixed in minigrad/numpy.py _broadcast_shapes, used by _promote and where.
+    # Fixed in minigrad/numpy/util.py check_broadcast, used by promote and where.
     with pytest.raises(ValueError, match=r"add: operands must broadcast.*\(3,\), \(5,\)"):
         mg.grad(lambda a: mnp.sum(a + np.ones(5)))(np.ones(3))
     with pytest.raises(ValueError, match=r"where: operands must broadcast"):

@@ -308,9 +308,9 @@ def test_vmap_preserves_dtypes():
     assert mg.vmap(lambda r: r.sum())(np.arange(6).reshape(2, 3)).dtype == np.int64
 
 
-def test_vmap_result_is_ndarray():
+def test_vmap_result_is_an_array():
     out = mg.vmap(mnp.sin)(X)
-    assert type(out) is np.ndarray
+    assert type(out) is mg.Array
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32])

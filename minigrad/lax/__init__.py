@@ -1,7 +1,7 @@
 """``minigrad.lax``: JAX's ``jax.lax`` names over minigrad's primitives.
 
 Each name is imported from the module of its theme; add a name by importing it here and
-listing it in ``__all__`` (grouped by theme, each group sorted).
+listing it in ``__all__`` (the list is kept sorted by theme, then by name).
 """
 
 from minigrad.lax import scan_reverse as _scan_reverse  # noqa: F401  (scan's reverse-mode rules)

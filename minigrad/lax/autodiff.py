@@ -16,7 +16,7 @@ def stop_gradient(x: Any) -> Any:
 
     >>> import minigrad as mg, numpy as np
     >>> mg.grad(lambda x: x * mg.lax.stop_gradient(x))(np.float64(3.0))
-    array(3.)
+    Array(3., dtype=float64)
     """
     leaves, tree = tree_flatten(x)
     paths = leaf_paths(tree, "x")

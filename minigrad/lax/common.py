@@ -21,8 +21,17 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from minigrad import core
 from minigrad.api_util import as_output
-from minigrad.core import ShapedArray, Tracer, Zero, current_trace, new_trace, tangent_dtype
+from minigrad.core import (
+    ShapedArray,
+    Tracer,
+    Zero,
+    current_trace,
+    new_trace,
+    tangent_dtype,
+    typematch,
+)
 from minigrad.jaxpr import (
     Atom,
     ClosedJaxpr,
@@ -112,6 +121,12 @@ def permute(closed: ClosedJaxpr, ins: Sequence[int] | None = None,
 # --------------------------------------------------------------------------- type checks
 
 
+def same_types(xs: Sequence[ShapedArray], ys: Sequence[ShapedArray]) -> bool:
+    """Equal shapes and dtypes, position by position, whatever the weak flags (JAX's
+    ``typematch``: a weak ``0.0`` carry fits the strong f64 the body returns)."""
+    return len(xs) == len(ys) and all(typematch(x, y) for x, y in zip(xs, ys, strict=True))
+
+
 def check_same_types(what: str, names: tuple[str, str], trees: tuple[PyTreeDef, PyTreeDef],
                      avals: tuple[Sequence[ShapedArray], Sequence[ShapedArray]], root: str,
                      fix: str) -> None:
@@ -123,7 +138,7 @@ def check_same_types(what: str, names: tuple[str, str], trees: tuple[PyTreeDef, 
         raise TypeError(f"{what}: {a} and {b} must have the same pytree structure; {a} is "
                         f"{trees[0]} and {b} is {trees[1]} (* is an array). {fix}")
     for path, x, y in zip(leaf_paths(trees[0], root), avals[0], avals[1], strict=True):
-        if x != y:
+        if not typematch(x, y):
             part = "shapes" if x.shape != y.shape else "dtypes"
             raise TypeError(f"{what}: {a} and {b} must have equal types; {path} is "
                             f"{x.str_short()} in {a} and {y.str_short()} in {b} (the {part} "
@@ -358,11 +373,12 @@ def unaliased(outs: Sequence[Any], args: Sequence[Any]) -> list[Any]:
     """``outs`` with a copy of every array that may share memory with one of ``args`` (a
     branch or a loop that returns its operand gives the caller a new array, which it may
     write). The copy keeps the array's memory order (``np.copy``), so a later reduction of it
-    sums in the same order as the same program staged, where the operand itself flows on."""
+    sums in the same order as the same program staged, where the operand itself flows on),
+    and is a ``minigrad.Array``, as every eager result."""
     arrays = [a for a in args if isinstance(a, np.ndarray)]
-    return [np.copy(o) if isinstance(o, np.ndarray) and any(np.may_share_memory(o, a)
-                                                            for a in arrays) else o
-            for o in outs]
+    return [core.to_eager_array(np.copy(o))
+            if isinstance(o, np.ndarray) and any(np.may_share_memory(o, a) for a in arrays)
+            else o for o in outs]
 
 
 def lane_select(pred: Any, x: Any, y: Any) -> Any:
@@ -405,5 +421,5 @@ def zeros_like_avals(avals: Sequence[ShapedArray]) -> list[Any]:
 __all__ = ["DONATE_MIN_SIZE", "Split", "batch_jaxpr", "bind_program", "check_same_types",
            "depends_on", "describe", "differentiable", "donated_carries", "hoist_invariants",
            "in_avals", "instantiate_zero", "jvp_jaxpr", "lane_select", "out_avals",
-           "partial_eval_jaxpr", "permute", "promote_weak", "run_jaxpr", "tangent_aval",
-           "trace_body", "unaliased", "weak_leaves", "with_leading_invars"]
+           "partial_eval_jaxpr", "permute", "promote_weak", "run_jaxpr", "same_types",
+           "tangent_aval", "trace_body", "unaliased", "weak_leaves", "with_leading_invars"]

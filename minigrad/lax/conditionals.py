@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from minigrad.api_util import as_operand
-from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
+from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval, typematch
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, JaxprTrace, Var, partial_eval_rules
 from minigrad.lax.common import (
     aval_of,
@@ -40,6 +40,7 @@ from minigrad.lax.common import (
     out_avals,
     partial_eval_jaxpr,
     run_jaxpr,
+    same_types,
     tangent_aval,
     trace_body,
     unaliased,
@@ -67,7 +68,7 @@ def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
 
     >>> import minigrad as mg, numpy as np
     >>> mg.lax.cond(np.float64(2.0) > 1, lambda x: x * 2, lambda x: x - 1, np.float64(5.0))
-    array(10.)
+    Array(10., dtype=float64)
     """
     operands = _operands("cond", operands, operand)
     for name, fun in (("true_fun", true_fun), ("false_fun", false_fun)):
@@ -115,7 +116,8 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any,
             raise TypeError(f"switch: branches[{k}] must be callable; got "
                             f"{type(fun).__name__}")
     if len(branches) == 1:  # JAX calls a lone branch: no primitive at all
-        return branches[0](*operands)
+        leaves, tree = tree_flatten(branches[0](*operands))  # (an operand returned: a copy)
+        return tree_unflatten(tree, unaliased(leaves, tree_flatten(operands)[0]))
     index = clamp_index(convert_element_type(index, _INT32), len(branches))
     names = tuple(f"branches[{k}]" for k in range(len(branches)))
     return _bind_cond(index, tuple(branches), operands, "switch", names)
@@ -213,16 +215,16 @@ def _cond_impl(index: np.ndarray, *ops: Any, branches: tuple[ClosedJaxpr, ...]) 
 @cond_p.def_abstract_eval
 def _cond_abstract_eval(index: ShapedArray, *avals: ShapedArray,
                         branches: tuple[ClosedJaxpr, ...]) -> list[ShapedArray]:
-    if index != ShapedArray((), _INT32):
+    if not typematch(index, ShapedArray((), _INT32)):
         raise TypeError(f"cond: the index must be i32[]; got {index.str_short()}")
     if not branches:
         raise TypeError("cond: branches must not be empty")
     for k, b in enumerate(branches):
-        if in_avals(b) != list(avals):
+        if not same_types(in_avals(b), avals):
             raise TypeError(f"cond: branch {k} takes "
                             f"{', '.join(a.str_short() for a in in_avals(b)) or 'nothing'}; "
                             f"got {', '.join(a.str_short() for a in avals) or 'nothing'}")
-        if out_avals(b) != out_avals(branches[0]):
+        if not same_types(out_avals(b), out_avals(branches[0])):
             raise TypeError(f"cond: branch {k} returns "
                             f"{', '.join(a.str_short() for a in out_avals(b))}, branch 0 "
                             f"{', '.join(a.str_short() for a in out_avals(branches[0]))}")

@@ -18,7 +18,7 @@ def select(pred: Any, on_true: Any, on_false: Any) -> Any:
 
     >>> import minigrad as mg, numpy as np
     >>> mg.lax.select(np.array([True, False]), np.array([1.0, 2.0]), np.array([3.0, 4.0]))
-    array([1., 4.])
+    Array([1., 4.], dtype=float64)
     """
     pred = as_operand(pred, "select", "pred")
     on_true = as_operand(on_true, "select", "on_true")

@@ -45,6 +45,7 @@ from minigrad.lax.common import (
     permute,
     promote_weak,
     run_jaxpr,
+    same_types,
     tangent_aval,
     trace_body,
     unaliased,
@@ -68,7 +69,7 @@ def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = 
 
     >>> import minigrad as mg, numpy as np
     >>> mg.lax.scan(lambda c, x: (c + x, c * x), np.float64(0.0), np.arange(4.0))
-    (array(6.), array([0., 0., 2., 9.]))
+    (Array(6., dtype=float64), Array([0., 0., 2., 9.], dtype=float64))
     """
     check_callable("scan", f)
     if not isinstance(reverse, (bool, np.bool_)):
@@ -92,7 +93,7 @@ def map(f: Callable[[Any], Any], xs: Any, *, batch_size: int | None = None) -> A
 
     >>> import minigrad as mg, numpy as np
     >>> mg.lax.map(lambda x: x * 2, np.arange(3.0))
-    array([0., 2., 4.])
+    Array([0., 2., 4.], dtype=float64)
     """
     check_callable("map", f)
     if batch_size is None:
@@ -225,12 +226,12 @@ def _scan_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, length: int, nu
             raise TypeError(f"scan: xs operand {k} must have leading axis {length}; got "
                             f"{x.str_short()}")
     expected = [*consts, *carry, *[ShapedArray(x.shape[1:], x.dtype) for x in xs]]
-    if in_avals(jaxpr) != expected:
+    if not same_types(in_avals(jaxpr), expected):
         raise TypeError(f"scan: the body takes "
                         f"{', '.join(a.str_short() for a in in_avals(jaxpr)) or 'nothing'}; "
                         f"got {', '.join(a.str_short() for a in expected) or 'nothing'}")
     outs = out_avals(jaxpr)
-    if outs[:num_carry] != list(carry):
+    if not same_types(outs[:num_carry], carry):
         raise TypeError(f"scan: the body's carry out is "
                         f"{', '.join(a.str_short() for a in outs[:num_carry])}; its carry in "
                         f"{', '.join(a.str_short() for a in carry)}")

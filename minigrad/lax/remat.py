@@ -36,6 +36,7 @@ from minigrad.lax.common import (
     out_avals,
     partial_eval_jaxpr,
     run_jaxpr,
+    same_types,
     tangent_aval,
     trace_body,
     unaliased,
@@ -114,7 +115,7 @@ def _remat_impl(*args: Any, differentiated: bool, jaxpr: ClosedJaxpr, policy: An
 @remat_p.def_abstract_eval
 def _remat_abstract_eval(*avals: ShapedArray, differentiated: bool, jaxpr: ClosedJaxpr,
                          policy: Any, prevent_cse: bool) -> list[ShapedArray]:
-    if in_avals(jaxpr) != list(avals):
+    if not same_types(in_avals(jaxpr), avals):
         raise TypeError(f"remat2: the program takes "
                         f"{', '.join(a.str_short() for a in in_avals(jaxpr)) or 'nothing'}; "
                         f"got {', '.join(a.str_short() for a in avals) or 'nothing'}")

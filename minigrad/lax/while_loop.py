@@ -46,6 +46,7 @@ from minigrad.lax.common import (
     permute,
     promote_weak,
     run_jaxpr,
+    same_types,
     tangent_aval,
     trace_body,
     unaliased,
@@ -74,7 +75,7 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
 
     >>> import minigrad as mg, numpy as np
     >>> mg.lax.while_loop(lambda x: x < 100, lambda x: x * 3, np.float64(1.0))
-    array(243.)
+    Array(243., dtype=float64)
     """
     check_callable("while_loop", cond_fun)
     check_callable("while_loop", body_fun)
@@ -96,7 +97,7 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
                      (tree, body_tree), (avals, out_avals(body)), "val",
                      "body_fun must return a value of init_val's type.")
     cond, cond_consts, cond_tree = trace_body(cond_fun, args, avals, "while_loop (cond_fun)")
-    if cond_tree.num_leaves != 1 or out_avals(cond) != [_BOOL]:
+    if cond_tree.num_leaves != 1 or not same_types(out_avals(cond), [_BOOL]):
         got = ", ".join(a.str_short() for a in out_avals(cond)) or "nothing"
         raise TypeError(f"while_loop: cond_fun must return a boolean scalar (bool[]); got "
                         f"{got} (compare: x < n, not a number or an array)")
@@ -114,7 +115,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
 
     >>> import minigrad as mg, numpy as np
     >>> mg.lax.fori_loop(0, 4, lambda i, x: x + i, np.float64(0.5))
-    array(6.5)
+    Array(6.5, dtype=float64)
     """
     check_callable("fori_loop", body_fun)
     bounds = []
@@ -174,12 +175,14 @@ def _while_impl(*args: Any, body_jaxpr: ClosedJaxpr, body_nconsts: int,
 def _while_abstract_eval(*avals: ShapedArray, body_jaxpr: ClosedJaxpr, body_nconsts: int,
                          cond_jaxpr: ClosedJaxpr, cond_nconsts: int) -> list[ShapedArray]:
     cc, bc, carry = _split(avals, cond_nconsts, body_nconsts)
-    if in_avals(cond_jaxpr) != [*cc, *carry] or out_avals(cond_jaxpr) != [_BOOL]:
+    if (not same_types(in_avals(cond_jaxpr), [*cc, *carry])
+            or not same_types(out_avals(cond_jaxpr), [_BOOL])):
         raise TypeError(f"while: the predicate takes "
                         f"{', '.join(a.str_short() for a in in_avals(cond_jaxpr))} and must "
                         f"return bool[]; got operands "
                         f"{', '.join(a.str_short() for a in [*cc, *carry])}")
-    if in_avals(body_jaxpr) != [*bc, *carry] or out_avals(body_jaxpr) != list(carry):
+    if (not same_types(in_avals(body_jaxpr), [*bc, *carry])
+            or not same_types(out_avals(body_jaxpr), carry)):
         raise TypeError(f"while: the body takes "
                         f"{', '.join(a.str_short() for a in in_avals(body_jaxpr))} and returns "
                         f"{', '.join(a.str_short() for a in out_avals(body_jaxpr))}; got "

@@ -37,7 +37,7 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
 
     >>> import minigrad as mg, numpy as np
     >>> mg.index_add(np.zeros(5), 0, np.array([1, 1, 3]), np.array([1., 2., 3.]))
-    array([0., 3., 0., 3., 0.])
+    Array([0., 3., 0., 3., 0.], dtype=float64)
     """
     (x, index, source), p, out_shape = index_add_operands(x, dim, index, source, alpha)
     out = index_add_p.bind(x, index, source, dim=p["dim"], alpha=p["alpha"])

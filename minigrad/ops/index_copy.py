@@ -47,7 +47,7 @@ def index_copy(x: Any, dim: int, index: Any, source: Any) -> Any:
     >>> import numpy as np
     >>> from minigrad.ops.index_copy import index_copy
     >>> index_copy(np.zeros(5), 0, np.array([1, 1, 3]), np.array([1., 2., 3.]))
-    array([0., 2., 0., 3., 0.])
+    Array([0., 2., 0., 3., 0.], dtype=float64)
     """
     (x, index, source), p, out_shape = index_copy_operands(x, dim, index, source)
     out = index_copy_p.bind(x, index, source, dim=p["dim"])

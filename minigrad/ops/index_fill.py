@@ -52,8 +52,8 @@ def index_fill(x: Any, dim: int, index: Any, value: Any) -> Any:
     >>> import numpy as np
     >>> from minigrad.ops.index_fill import index_fill
     >>> index_fill(np.ones((2, 3)), 1, np.array([0, 2, 2]), -1.0)
-    array([[-1.,  1., -1.],
-           [-1.,  1., -1.]])
+    Array([[-1.,  1., -1.],
+           [-1.,  1., -1.]], dtype=float64)
     """
     operands, params, out_shape = index_fill_operands(x, dim, index, value)
     out = index_fill_p.bind(*operands, **params)

@@ -54,7 +54,7 @@ def masked_scatter(x: Any, mask: Any, source: Any) -> Any:
     >>> import numpy as np
     >>> from minigrad.ops.masked_scatter import masked_scatter
     >>> masked_scatter(np.zeros(4), np.array([True, False, True, True]), np.array([1., 2., 3., 4.]))
-    array([1., 0., 2., 3.])
+    Array([1., 0., 2., 3.], dtype=float64)
     """
     operands, params, _ = masked_scatter_operands(x, mask, source)
     return masked_scatter_p.bind(*operands, **params)
@@ -179,7 +179,7 @@ def masked_gather(y: Any, mask: Any, n: int) -> Any:
     >>> import numpy as np
     >>> from minigrad.ops.masked_scatter import masked_gather
     >>> masked_gather(np.array([1., 2., 3.]), np.array([True, False, True]), 4)
-    array([1., 3., 0., 0.])
+    Array([1., 3., 0., 0.], dtype=float64)
     """
     y, mask = as_array(y, "masked_gather", "y"), as_array(mask, "masked_gather", "mask")
     if get_aval(mask).dtype != np.bool_:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import weakref
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from minigrad.core import (
     Primitive,
     ShapedArray,
@@ -30,27 +32,36 @@ from minigrad.core import (
     current_trace,
     new_trace,
     tangent_dtype,
+    typematch,
 )
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, JaxprTrace, eval_jaxpr, partial_eval_rules
 from minigrad.ops.structural import instantiate, moveaxis
 from minigrad.transforms.jvp import JVPTrace
 from minigrad.transforms.transpose import backward_pass
-from minigrad.transforms.vmap import BatchTrace, BatchTracer
+from minigrad.transforms.vmap import BatchTrace, BatchTracer, takes_axis_name
 
 jit_p = Primitive("jit")
 jit_p.multiple_results = True
 
 
 def trace_program(fun: Callable[..., Sequence[Any]], avals: Sequence[ShapedArray],
-                  transform: str = "jit") -> ClosedJaxpr:
+                  transform: str = "jit", keep: bool = False) -> ClosedJaxpr:
     """The program of ``fun`` (a function of flat arguments returning a flat list), staged at
-    ``avals``. Values ``fun`` closes over become constants of the program."""
-    trace = JaxprTrace(current_trace(), stage_all=True)
+    ``avals``. Values ``fun`` closes over become constants of the program; with ``keep``
+    (jit's programs and those derived from them) read-only copies of them
+    (``minigrad.jaxpr.frozen``), so a later write into a captured array never reaches it."""
+    trace = JaxprTrace(current_trace(), stage_all=True, keep=keep)
     trace.transform = transform
     with new_trace(trace):
         outs = fun(*[trace.new_arg(a) for a in avals])
         jaxpr, consts = trace.to_jaxpr(list(outs))
-    return ClosedJaxpr(jaxpr, consts)
+    closed = ClosedJaxpr(jaxpr, consts)
+    closed.kept = keep
+    # the captured arrays themselves (weakly: the cache must not keep a caller's array alive),
+    # for jit's check that an argument updated in place is not also one of them
+    closed.originals = [weakref.ref(x) for x, _, held in trace.consts.values()  # type: ignore
+                        if isinstance(x, np.ndarray) and held is not x]
+    return closed
 
 
 # Derived programs, per program: (rule, flags) -> result. Weak, so a program no longer used
@@ -82,7 +93,7 @@ def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str, donate: tuple[int, ...]
 def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str,
                        donate: tuple[int, ...]) -> list[ShapedArray]:
     expected = [v.aval for v in jaxpr.jaxpr.invars]
-    if list(avals) != expected:
+    if len(avals) != len(expected) or not all(map(typematch, avals, expected)):
         raise TypeError(f"jit({name}): the program takes "
                         f"{', '.join(a.str_short() for a in expected) or 'nothing'}; got "
                         f"{', '.join(a.str_short() for a in avals) or 'nothing'}")
@@ -111,7 +122,7 @@ def jvp_program(closed: ClosedJaxpr, nonzero: tuple[bool, ...]) -> tuple[ClosedJ
         out_nonzero[:] = [not isinstance(t, Zero) for _, t in pairs]
         return [p for p, _ in pairs] + [t for _, t in pairs if not isinstance(t, Zero)]
 
-    return trace_program(fun, in_avals + tan_avals), out_nonzero
+    return trace_program(fun, in_avals + tan_avals, keep=closed.kept), out_nonzero
 
 
 def jvp_call(closed: ClosedJaxpr, primals: Sequence[Any], tangents: Sequence[Any], name: str
@@ -139,19 +150,20 @@ def _jit_jvp(primals: tuple, tangents: tuple, *, jaxpr: ClosedJaxpr, name: str,
 # --------------------------------------------------------------------------- batching
 
 
-def batch_program(closed: ClosedJaxpr, axis_size: int, dims: tuple[int | None, ...]
-                  ) -> tuple[ClosedJaxpr, list[int | None]]:
+def batch_program(closed: ClosedJaxpr, axis_size: int, dims: tuple[int | None, ...],
+                  axis_name: Any = None) -> tuple[ClosedJaxpr, list[int | None]]:
     """The program of the batched inputs (batch axis at ``dims``); each batched output has its
-    batch axis first, an unbatched one (None) is computed once."""
+    batch axis first, an unbatched one (None) is computed once. ``axis_name`` names the axis,
+    for the collectives the program may hold."""
     avals = []
     for v, d in zip(closed.jaxpr.invars, dims, strict=True):
         shape = v.aval.shape
-        avals.append(v.aval if d is None
-                     else ShapedArray((*shape[:d], axis_size, *shape[d:]), v.aval.dtype))
+        avals.append(v.aval if d is None else ShapedArray((*shape[:d], axis_size, *shape[d:]),
+                                                          v.aval.dtype, v.aval.weak_type))
     out_dims: list[int | None] = []
 
     def fun(*args: Any) -> list[Any]:
-        trace = BatchTrace(current_trace(), axis_size)
+        trace = BatchTrace(current_trace(), axis_size, axis_name)
         trace.transform = "jit's vmap"
         with new_trace(trace):
             tracers = [x if d is None else BatchTracer(trace, x, d)
@@ -161,15 +173,18 @@ def batch_program(closed: ClosedJaxpr, axis_size: int, dims: tuple[int | None, .
         out_dims[:] = [None if d is None else 0 for _, d in pairs]
         return [x if d is None else moveaxis(x, d, 0) for x, d in pairs]
 
-    return trace_program(fun, avals), out_dims
+    return trace_program(fun, avals, keep=closed.kept), out_dims
 
 
 @jit_p.def_batch
 def _jit_batch(axis_size: int, vals: tuple, dims: tuple, *, jaxpr: ClosedJaxpr, name: str,
-               donate: tuple[int, ...]) -> tuple[list, list]:
-    program, out_dims = derived(jaxpr, ("batch", axis_size, dims),
-                                lambda: batch_program(jaxpr, axis_size, dims))
+               donate: tuple[int, ...], axis_name: Any = None) -> tuple[list, list]:
+    program, out_dims = derived(jaxpr, ("batch", axis_size, dims, axis_name),
+                                lambda: batch_program(jaxpr, axis_size, dims, axis_name))
     return call(program, vals, f"vmap({name})"), out_dims
+
+
+takes_axis_name.add(jit_p)
 
 
 # --------------------------------------------------------------------------- partial evaluation
@@ -187,7 +202,7 @@ def partial_eval_program(closed: ClosedJaxpr, unknown: tuple[bool, ...]
 
     def known_fun(*known: Any) -> list[Any]:
         outer = current_trace()  # stages the known part
-        pe = JaxprTrace(outer, stage_all=False)
+        pe = JaxprTrace(outer, stage_all=False, keep=closed.kept)
         pe.transform = "jit's linearize"
         with new_trace(pe):
             known_it = iter(known)
@@ -206,10 +221,11 @@ def partial_eval_program(closed: ClosedJaxpr, unknown: tuple[bool, ...]
                       + staged.invars, staged.eqns, staged.outvars)
         parts["staged"] = ClosedJaxpr(jaxpr, [c for c, r in zip(consts, is_res, strict=True)
                                               if not r])
+        parts["staged"].kept = closed.kept
         parts["out_unknown"], parts["n_res"] = out_unknown, len(res)
         return [o for o, u in zip(outs, out_unknown, strict=True) if not u] + res
 
-    known = trace_program(known_fun, known_avals, "jit's linearize")
+    known = trace_program(known_fun, known_avals, "jit's linearize", keep=closed.kept)
     return known, parts["staged"], parts["out_unknown"], parts["n_res"]
 
 
@@ -253,7 +269,7 @@ def transpose_program(closed: ClosedJaxpr, linear: tuple[bool, ...],
         cts_in = backward_pass(closed.jaxpr, closed.consts, linear, full, cts_out)
         return [instantiate(c) for c, lin in zip(cts_in, linear, strict=True) if lin]
 
-    return trace_program(fun, avals, "jit's transpose")
+    return trace_program(fun, avals, "jit's transpose", keep=closed.kept)
 
 
 @jit_p.def_transpose

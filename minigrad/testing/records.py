@@ -493,6 +493,23 @@ RECORDS: list[OpRecord] = [
 ]
 
 
+def _family_records() -> list[OpRecord]:
+    """The records of the primitive families added beside the base ones (wave 3: linalg,
+    sorting, scatter, control flow, random ...): each family keeps its records in a module of
+    its own, ``minigrad/testing/records_<family>.py`` with a list ``RECORDS``, so that this
+    table does not grow into one long file."""
+    import importlib
+    from pathlib import Path
+
+    found: list[OpRecord] = []
+    for path in sorted(Path(__file__).parent.glob("records_*.py")):
+        found += importlib.import_module(f"minigrad.testing.{path.stem}").RECORDS
+    return found
+
+
+RECORDS += _family_records()
+
+
 def jit_samples() -> list[Sample]:
     """``jit``'s samples: every op sample of the five ops, its function jitted (parameters
     static), so each check runs through the call primitive's rules and the generated code."""

@@ -2,17 +2,18 @@
 
 ``optimize`` runs them in order: inlining (so nested calls are seen through), algebraic
 simplification, broadcast operands (NumPy broadcasts them itself), constant folding,
-common-subexpression elimination, dead-code elimination, and last in-place reuse, which
-changes no value but which buffer holds it.
+common-subexpression elimination, dead-code elimination (which keeps the checks of values),
+and last in-place reuse, which changes no value but which buffer holds it.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from minigrad.jaxpr import ClosedJaxpr, dce_closed
+from minigrad.jaxpr import ClosedJaxpr
 from minigrad.staging.passes.broadcasts import broadcast_operands
 from minigrad.staging.passes.cse import cse
+from minigrad.staging.passes.dce import dce
 from minigrad.staging.passes.fold import fold_constants
 from minigrad.staging.passes.inline import inline_calls
 from minigrad.staging.passes.inplace import inplace
@@ -24,7 +25,7 @@ PASSES: list[tuple[str, Callable[[ClosedJaxpr], ClosedJaxpr]]] = [
     ("broadcasts", broadcast_operands),
     ("fold", fold_constants),
     ("cse", cse),
-    ("dce", dce_closed),
+    ("dce", dce),
 ]
 
 
@@ -41,5 +42,5 @@ def optimize(closed: ClosedJaxpr, donate: tuple[int, ...] = ()
     return closed, stats
 
 
-__all__ = ["PASSES", "broadcast_operands", "cse", "fold_constants", "inline_calls", "inplace",
-           "optimize", "simplify"]
+__all__ = ["PASSES", "broadcast_operands", "cse", "dce", "fold_constants", "inline_calls",
+           "inplace", "optimize", "simplify"]

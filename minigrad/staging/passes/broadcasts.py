@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var, dce_closed
+from minigrad.frozen import frozen
+from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from minigrad.ops.elementwise import select_p
 from minigrad.ops.structural import broadcast_in_dim_p, full_p
+from minigrad.staging.passes.dce import dce
 
 
 def _elementwise(e: Eqn) -> bool:
@@ -36,7 +38,7 @@ def broadcast_operands(closed: ClosedJaxpr) -> ClosedJaxpr:
     for e in jaxpr.eqns:
         if e.prim is full_p:
             p = e.params
-            source[e.outs[0]] = Literal(np.asarray(p["fill_value"], p["dtype"]))
+            source[e.outs[0]] = Literal(frozen(np.asarray(p["fill_value"], p["dtype"])))
         elif e.prim is broadcast_in_dim_p:
             x = e.inputs[0]
             inner = source.get(x, x) if isinstance(x, Var) else x
@@ -49,7 +51,7 @@ def broadcast_operands(closed: ClosedJaxpr) -> ClosedJaxpr:
             e = Eqn(e.prim, _narrowed(e, source), e.params, e.outs)
         eqns.append(e)
     out = Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, jaxpr.outvars)
-    return dce_closed(ClosedJaxpr(out, closed.consts, closed.in_tree, closed.out_tree))
+    return dce(ClosedJaxpr(out, closed.consts, closed.in_tree, closed.out_tree))
 
 
 def _narrowed(e: Eqn, source: dict[Var, Atom]) -> list[Atom]:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import get_aval
+from minigrad.frozen import frozen
 from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
 
@@ -56,6 +57,9 @@ def fold_constants(closed: ClosedJaxpr, max_size: int = 1024) -> ClosedJaxpr:
             eqns.append(Eqn(e.prim, inputs, e.params, e.outs) if changed else e)
             continue
         for v, x in zip(e.outs, values, strict=True):
+            # held read-only: neither the program nor a caller handed it (as an output, it is
+            # copied: may_alias_caller) can write into it
+            x = frozen(x)
             if x.ndim == 0 and x.dtype.kind in "biufc":
                 env[v] = Literal(x)
             else:

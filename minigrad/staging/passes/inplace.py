@@ -248,7 +248,8 @@ def may_alias_caller(closed: ClosedJaxpr, donate: tuple[int, ...] = ()) -> list[
             w = var_of(a)
             for v in e.outs:
                 storage.join(w, v)
+    outs = [var_of(v) for v in jaxpr.outvars]  # (a literal output: its own stand-in)
     groups: dict[Var, list[Any]] = {}
     for v, atom in origin.items():
         groups.setdefault(storage.root(v), []).append(atom)
-    return [groups.get(storage.root(var_of(v)), []) for v in jaxpr.outvars]
+    return [groups.get(storage.root(w), []) for w in outs]

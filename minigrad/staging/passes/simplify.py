@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var, dce_closed
+from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from minigrad.ops.elementwise import add_p, convert_element_type_p, dot_p, mul_p, sub_p
 from minigrad.ops.structural import (
     broadcast_in_dim_p,
@@ -40,6 +40,7 @@ from minigrad.ops.structural import (
     squeeze_p,
     transpose_p,
 )
+from minigrad.staging.passes.dce import dce
 
 # Primitives that only move or repeat elements: a result of one filled with a single value is
 # filled with it too.
@@ -99,7 +100,7 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
 
     outvars = [read(a) for a in jaxpr.outvars]
     out = Jaxpr(list(jaxpr.constvars), list(jaxpr.invars), eqns, outvars)
-    return dce_closed(ClosedJaxpr(out, list(closed.consts), closed.in_tree, closed.out_tree))
+    return dce(ClosedJaxpr(out, list(closed.consts), closed.in_tree, closed.out_tree))
 
 
 # --------------------------------------------------------------------------- fills
