@@ -3,6 +3,7 @@ makes (never unrolled), the residuals partial evaluation keeps, and the errors."
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import numpy as np
@@ -68,15 +69,37 @@ def test_length_zero_none_ys_and_pytrees() -> None:
     np.testing.assert_array_equal(ys[1], [0, 1, 2])
 
 
-def test_a_python_scalar_carry_takes_the_body_type() -> None:
-    # (JAX's weak types would give float32 for float32 xs; minigrad traces the carry 0 as an
-    # int64 array, and int64 + float32 is float64: the body's type is what the carry takes)
-    c, _ = lax.scan(lambda c, x: (c + x, c), 0, np.arange(3.0, dtype=np.float32))
-    assert c.dtype == np.float64 and c == 3.0
+def test_a_weak_carry_takes_the_body_type() -> None:
+    # A Python scalar (or a weak tracer) is weakly typed, as in JAX: traced at its weak type,
+    # the body's float32 wins, and the init is converted to it before the loop.
+    f32 = np.arange(3.0, dtype=np.float32)
+    c, _ = lax.scan(lambda c, x: (c + x, c), 0, f32)
+    assert c.dtype == np.float32 and c == 3.0
     c, _ = lax.scan(lambda c, x: (c * x, c), 1.0, np.ones(2, np.float32))
-    assert c.dtype == np.float64
+    assert c.dtype == np.float32
+    c = mg.jit(lambda c, x: lax.fori_loop(0, 3, lambda i, c: c + x, c))(0.0, np.float32(2))
+    assert c.dtype == np.float32 and c == 6.0
+    v = lax.while_loop(lambda c: c < 10, lambda c: c + np.int32(3), 0)
+    assert v.dtype == np.int32 and v == 12
+    # a weak 0.5 does not become an int32: the carry's type changes, an error
+    with pytest.raises(TypeError, match="scan: init and the carry f returns must have equal"):
+        lax.scan(lambda c, x: (x, c), 0.5, np.arange(3, dtype=np.int32))
     with pytest.raises(TypeError, match="scan: init and the carry f returns must have equal"):
         lax.scan(lambda c, x: (c + x, c), np.int64(0), np.arange(3.0))  # not a Python scalar
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs jax")
+def test_weak_carries_match_jax() -> None:
+    import jax
+
+    with jax.enable_x64(True):
+        for init, xs in [(0, np.ones(3, np.float32)), (0.0, np.ones(3, np.float32)),
+                         (1, np.arange(3, dtype=np.int16)), (0.5, np.ones(2))]:
+            ours = lax.scan(lambda c, x: (c + x, c), init, xs)
+            theirs = jax.lax.scan(lambda c, x: (c + x, c), init, xs)
+            for a, b in zip(ours, theirs, strict=True):
+                assert a.dtype == b.dtype
+                np.testing.assert_array_equal(a, b)
 
 
 def test_results_do_not_alias_the_arguments() -> None:
@@ -91,7 +114,8 @@ def test_results_do_not_alias_the_arguments() -> None:
      r"scan: f must return a pair \(carry, y\); got an array f64\[\]"),
     (lambda: lax.scan(lambda c, x: ((c, c), x), 0.0, np.ones(3)), TypeError,
      r"scan: init and the carry f returns must have the same pytree structure"),
-    (lambda: lax.scan(lambda c, x: (c.astype(np.float32), x), 0.0, np.ones(3)), TypeError,
+    (lambda: lax.scan(lambda c, x: (c.astype(np.float32), x), np.float64(0), np.ones(3)),
+     TypeError,
      r"carry is f64\[\] in init and f32\[\] in the carry f returns \(the dtypes differ\)"),
     (lambda: lax.scan(lambda c, x: (c * mnp.ones(2), x), 0.0, np.ones(3)), TypeError,
      r"\(the shapes differ\)"),
@@ -107,8 +131,8 @@ def test_results_do_not_alias_the_arguments() -> None:
      "scan: length must be an int"),
     (lambda: lax.scan(lambda c, x: (c, x), 0.0, None, length=-1), ValueError,
      "scan: length must be non-negative"),
-    (lambda: lax.scan(lambda c, x: (c, x), 0.0, np.ones(3), unroll=0), ValueError,
-     "scan: unroll must be a positive int"),
+    (lambda: lax.scan(lambda c, x: (c, x), 0.0, np.ones(3), unroll=-1), ValueError,
+     "scan: unroll must be a non-negative int"),
     (lambda: lax.scan(3, 0.0, np.ones(3)), TypeError, "scan: fun must be a callable"),
     (lambda: lax.map(lambda x: x, (np.ones(3), np.ones(2))), ValueError,
      "scan: the leaves of xs must have one leading axis size"),

@@ -42,7 +42,7 @@ from minigrad.jaxpr import (
     eval_jaxpr,
     programs,
 )
-from minigrad.ops.elementwise import select
+from minigrad.ops.elementwise import convert_element_type, select
 from minigrad.ops.structural import bdim_to, broadcast_in_dim, instantiate, moveaxis, zeros
 from minigrad.staging.call import derived, trace_program
 from minigrad.transforms.jvp import JVPTrace
@@ -152,26 +152,25 @@ def describe(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def weak_leaves(tree_value: Any) -> list[bool]:
-    """For each leaf, whether it is a Python scalar (weakly typed, as in JAX: a loop's carry
-    given as ``0`` takes the type the body gives it)."""
-    leaves, _ = tree_flatten(tree_value)
-    return [type(x) in (bool, int, float, complex) for x in leaves]
+def promote_weak(leaves: list[Any], avals: Sequence[ShapedArray],
+                 body_avals: Sequence[ShapedArray]) -> tuple[list[Any], list[ShapedArray], bool]:
+    """A loop's carry with each weakly typed leaf (a Python scalar, a weak tracer) whose body
+    output has another dtype that the weak value promotes to (``0`` or ``0.5`` to float32,
+    not ``0.5`` to int32) converted to it, as JAX does; the new avals; and whether any leaf
+    changed: then the body is traced again, at the promoted types."""
+    out, new_avals, changed = list(leaves), list(avals), False
+    for k, (a, b) in enumerate(zip(avals, body_avals, strict=False)):
+        if a.weak_type and a.shape == b.shape and a.dtype != b.dtype:
+            kind = _KIND_SCALAR.get(a.dtype.kind)
+            if kind is not None and np.result_type(kind, b.dtype) == b.dtype:
+                out[k] = convert_element_type(leaves[k], b.dtype, weak_type=False)
+                new_avals[k] = ShapedArray(b.shape, b.dtype)
+                changed = True
+    return out, new_avals, changed
 
 
-def promote_weak(leaves: list[Any], weak: Sequence[bool], init_avals: Sequence[ShapedArray],
-                 body_avals: Sequence[ShapedArray]) -> tuple[list[Any], bool]:
-    """The carry's leaves with each Python-scalar leaf whose body output has another dtype (of
-    the same shape, one the scalar promotes to: ``0`` to float32, ``0.5`` to float32, not
-    ``0.5`` to int32) converted to that dtype, and whether any was: then the body is traced
-    again, at the promoted types."""
-    out, changed = list(leaves), False
-    for k, (w, a, b) in enumerate(zip(weak, init_avals, body_avals, strict=False)):
-        if (w and a.shape == b.shape and a.dtype != b.dtype
-                and np.result_type(leaves[k], b.dtype) == b.dtype):
-            out[k] = np.asarray(leaves[k], b.dtype)
-            changed = True
-    return out, changed
+# a Python scalar of each weak kind: NumPy 2 promotes it as JAX promotes a weak type
+_KIND_SCALAR: dict[str, Any] = {"i": 0, "u": 0, "f": 0.0, "c": 0j}
 
 
 # --------------------------------------------------------------------------- running a body
@@ -422,4 +421,4 @@ __all__ = ["DONATE_MIN_SIZE", "Split", "batch_jaxpr", "bind_program", "check_sam
            "depends_on", "describe", "differentiable", "donated_carries", "hoist_invariants",
            "in_avals", "instantiate_zero", "jvp_jaxpr", "lane_select", "out_avals",
            "partial_eval_jaxpr", "permute", "promote_weak", "run_jaxpr", "same_types",
-           "tangent_aval", "trace_body", "unaliased", "weak_leaves", "with_leading_invars"]
+           "tangent_aval", "trace_body", "unaliased", "with_leading_invars"]

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.api_util import as_operand
+from minigrad.api_util import as_operand, input_avals
 from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval, typematch
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, JaxprTrace, Var, partial_eval_rules
 from minigrad.lax.common import (
@@ -142,10 +142,10 @@ def _bind_cond(index: Any, funs: Sequence[Callable[..., Any]], operands: tuple, 
                names: Sequence[str], ref: int = 0) -> Any:
     """Trace every branch at the operands' types, check their outputs agree with branch
     ``ref``'s (cond's true_fun, switch's first), and bind."""
-    leaves, in_tree = tree_flatten(operands)
+    raw, in_tree = tree_flatten(operands)
     paths = leaf_paths(in_tree, "operands")
-    leaves = [as_operand(x, what, p) for x, p in zip(leaves, paths, strict=True)]
-    avals = [get_aval(x) for x in leaves]
+    leaves = [as_operand(x, what, p) for x, p in zip(raw, paths, strict=True)]
+    avals = input_avals(raw, leaves)  # a Python-scalar operand is weak
     traced = [trace_body(f, in_tree, avals, f"{what} ({n})") for f, n in zip(funs, names,
                                                                             strict=True)]
     first = traced[ref]

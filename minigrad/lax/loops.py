@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from minigrad.api_util import as_operand, check_callable
+from minigrad.api_util import as_operand, check_callable, input_avals
 from minigrad.core import (
     Primitive,
     ShapedArray,
@@ -49,7 +49,6 @@ from minigrad.lax.common import (
     tangent_aval,
     trace_body,
     unaliased,
-    weak_leaves,
 )
 from minigrad.ops.structural import bdim_to, moveaxis
 from minigrad.staging.call import derived
@@ -76,8 +75,8 @@ def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = 
         raise TypeError(f"scan: reverse must be a bool; got {type(reverse).__name__}")
     if isinstance(unroll, bool):
         unroll = 1
-    if not isinstance(unroll, (int, np.integer)) or unroll < 1:
-        raise ValueError(f"scan: unroll must be a positive int or a bool; got {unroll!r}")
+    if not isinstance(unroll, (int, np.integer)) or unroll < 0:  # (JAX takes 0 too)
+        raise ValueError(f"scan: unroll must be a non-negative int or a bool; got {unroll!r}")
     x_leaves, x_tree = tree_flatten(xs)
     x_leaves = [as_operand(x, "scan", p)
                 for x, p in zip(x_leaves, leaf_paths(x_tree, "xs"), strict=True)]
@@ -156,12 +155,13 @@ def _scan_length(x_leaves: list[Any], x_tree: Any, length: Any) -> int:
 
 def _scan(f: Callable[..., Any], init: Any, x_leaves: list[Any], x_tree: Any, length: int,
           reverse: bool, unroll: int, what: str) -> tuple[Any, Any]:
-    """Trace ``f`` at the carry's and the x slices' types (promoting a Python-scalar carry
+    """Trace ``f`` at the carry's and the x slices' types (promoting a weakly typed carry
     leaf to the type the body gives it, as JAX does), check it, bind ``scan``."""
     raw, c_tree = tree_flatten(init)
     c_leaves = [as_operand(x, what, p) for x, p in zip(raw, leaf_paths(c_tree, "init"),
                                                          strict=True)]
-    x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in x_leaves]
+    x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type)
+               for a in (get_aval(x) for x in x_leaves)]
 
     def pair(out: Any) -> None:
         if not isinstance(out, (tuple, list)) or len(out) != 2:
@@ -169,16 +169,15 @@ def _scan(f: Callable[..., Any], init: Any, x_leaves: list[Any], x_tree: Any, le
                             f"{describe(out)}")
 
     in_tree = tree_flatten((init, tree_unflatten(x_tree, x_leaves)))[1]
+    c_avals = input_avals(raw, c_leaves)  # a Python-scalar leaf is weak
     for attempt in range(2):
-        c_avals = [get_aval(c) for c in c_leaves]
         body, consts, out_tree = trace_body(f, in_tree, c_avals + x_avals, f"{what} (f)", pair)
         carry_tree, y_tree = out_tree.children
         outs = out_avals(body)
         c_out = outs[:carry_tree.num_leaves] if carry_tree == c_tree else []
         if attempt == 0 and c_out:
-            promoted, changed = promote_weak(c_leaves, weak_leaves(init), c_avals, c_out)
+            c_leaves, c_avals, changed = promote_weak(c_leaves, c_avals, c_out)
             if changed:
-                c_leaves = [as_operand(x, what, "init") for x in promoted]
                 continue
         break
     check_same_types(what, ("init", "the carry f returns"), (c_tree, carry_tree),
@@ -198,7 +197,7 @@ def _split(seq: Any, num_consts: int, num_carry: int) -> tuple[list, list, list]
 
 
 def _stacked(length: int, aval: ShapedArray) -> ShapedArray:
-    return ShapedArray((length, *aval.shape), aval.dtype)
+    return ShapedArray((length, *aval.shape), aval.dtype, aval.weak_type)
 
 
 # --------------------------------------------------------------------------- impl, shape rule
@@ -235,7 +234,8 @@ def _scan_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, length: int, nu
         raise TypeError(f"scan: the body's carry out is "
                         f"{', '.join(a.str_short() for a in outs[:num_carry])}; its carry in "
                         f"{', '.join(a.str_short() for a in carry)}")
-    return [*carry, *[_stacked(length, y) for y in outs[num_carry:]]]
+    # the body's types (weak flags included: a weak carry the body keeps weak stays so, as JAX)
+    return [*outs[:num_carry], *[_stacked(length, y) for y in outs[num_carry:]]]
 
 
 # --------------------------------------------------------------------------- JVP

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from minigrad.api_util import as_operand, check_callable
+from minigrad.api_util import as_operand, check_callable, input_avals
 from minigrad.core import Primitive, ShapedArray, Tracer, Zero, get_aval
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, JaxprTrace, Var, dce_jaxpr, partial_eval_rules
 from minigrad.lax.common import (
@@ -50,7 +50,6 @@ from minigrad.lax.common import (
     tangent_aval,
     trace_body,
     unaliased,
-    weak_leaves,
 )
 from minigrad.lax.loops import _fixpoint, _scan
 from minigrad.ops.elementwise import add, convert_element_type, gt, lt
@@ -83,14 +82,12 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
     leaves = [as_operand(x, "while_loop", p) for x, p in zip(raw, leaf_paths(tree, "init_val"),
                                                              strict=True)]
     args = tree_flatten((init_val,))[1]  # the functions take the value as one argument
+    avals = input_avals(raw, leaves)  # a Python-scalar leaf is weak
     for attempt in range(2):
-        avals = [get_aval(x) for x in leaves]
         body, body_consts, body_tree = trace_body(body_fun, args, avals, "while_loop (body_fun)")
         if attempt == 0 and body_tree == tree:
-            promoted, changed = promote_weak(leaves, weak_leaves(init_val), avals,
-                                             out_avals(body))
+            leaves, avals, changed = promote_weak(leaves, avals, out_avals(body))
             if changed:
-                leaves = [as_operand(x, "while_loop", "init_val") for x in promoted]
                 continue
         break
     check_same_types("while_loop", ("init_val", "the value body_fun returns"),
@@ -187,7 +184,7 @@ def _while_abstract_eval(*avals: ShapedArray, body_jaxpr: ClosedJaxpr, body_ncon
                         f"{', '.join(a.str_short() for a in in_avals(body_jaxpr))} and returns "
                         f"{', '.join(a.str_short() for a in out_avals(body_jaxpr))}; got "
                         f"operands {', '.join(a.str_short() for a in [*bc, *carry])}")
-    return list(carry)
+    return out_avals(body_jaxpr)  # the body's types, weak flags included (as JAX)
 
 
 # --------------------------------------------------------------------------- JVP
