@@ -117,6 +117,26 @@ def test_fori_loop_bounds_decide_the_primitive() -> None:
     assert f(0, np.float64(2.0)) == 2.0 and f(-3, np.float64(2.0)) == 2.0
 
 
+def test_fori_loop_counter_and_bounds_types() -> None:
+    # Static bounds: the counter is the Python int lower, weakly typed, whatever the bounds'
+    # dtypes (JAX's), so i + a float32 carry stays float32. Traced bounds: the bounds' dtype,
+    # which must agree unless one of two signed ones is a Python int.
+    seen: list[Any] = []
+    out = lax.fori_loop(np.int32(0), np.int32(3), lambda i, c: (seen.append(i.aval), c + i)[1],
+                        np.float32(0))
+    assert seen[0].dtype == np.int64 and seen[0].weak_type
+    assert out.dtype == np.float32 and out == 3.0
+    seen.clear()
+    mg.jit(lambda n: lax.fori_loop(0, n, lambda i, c: (seen.append(i.aval), c)[1],
+                                   np.float32(0)))(np.int16(3))
+    assert seen[0].dtype == np.int16 and not seen[0].weak_type
+    with pytest.raises(TypeError, match="fori_loop: lower and upper must have equal types; got "
+                                        r"i32\[\] and i64\[\]"):
+        lax.fori_loop(np.int32(0), np.int64(3), lambda i, c: c, 0.0)
+    with pytest.raises(ValueError, match="fori_loop: unroll needs static"):
+        mg.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c, 0.0, unroll=2))(3)
+
+
 # --------------------------------------------------------------------------- vmap
 
 

@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.api_util import as_operand, check_callable, input_avals
-from minigrad.core import Primitive, ShapedArray, Tracer, Zero, get_aval
+from minigrad.core import Primitive, ShapedArray, Tracer, Zero
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, JaxprTrace, Var, dce_jaxpr, partial_eval_rules
 from minigrad.lax.common import (
     aval_of,
@@ -115,30 +115,36 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
     Array(6.5, dtype=float64)
     """
     check_callable("fori_loop", body_fun)
-    bounds = []
+    bounds, avals = [], []
     for name, b in (("lower", lower), ("upper", upper)):
-        b = as_operand(b, "fori_loop", name)
-        aval = get_aval(b)
+        raw, b = b, as_operand(b, "fori_loop", name)
+        aval = input_avals([raw], [b])[0]
         if aval.shape != () or aval.dtype.kind not in "iu":
             raise TypeError(f"fori_loop: {name} must be an integer scalar; got "
                             f"{aval.str_short()}")
         bounds.append(b)
-    dtype = np.result_type(*[get_aval(b).dtype for b in bounds])
+        avals.append(aval)
+    dtype = _bounds_dtype(*avals)
     concrete = [b.concrete() if isinstance(b, Tracer) else b for b in bounds]
     if all(c is not None for c in concrete):  # a scan: reverse mode works
         lo, hi = (int(c) for c in concrete)  # type: ignore[arg-type]
 
         def step(carry: tuple, _: Any) -> tuple:
             i, x = carry
-            return (add(i, full((), 1, dtype)), body_fun(i, x)), None
+            return (i + 1, body_fun(i, x)), None
 
-        if unroll is not None and (isinstance(unroll, bool) or not isinstance(unroll, int)
-                                   or unroll < 1):
+        if isinstance(unroll, bool) or unroll is None:
             unroll = 1
-        start = np.asarray(lo, dtype)
-        (_, out), _ = _scan(step, (start, init_val), [], tree_flatten(None)[1],
-                            max(hi - lo, 0), False, unroll or 1, "fori_loop")
+        if not isinstance(unroll, (int, np.integer)) or unroll < 0:
+            raise ValueError(f"fori_loop: unroll must be a non-negative int or a bool; got "
+                             f"{unroll!r}")
+        # the counter starts as the Python int lo, weakly typed, as JAX's does
+        (_, out), _ = _scan(step, (lo, init_val), [], tree_flatten(None)[1],
+                            max(hi - lo, 0), False, int(unroll), "fori_loop")
         return out
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError("fori_loop: unroll needs static (Python int) bounds; got traced "
+                         "bounds")
     lo_, hi_ = (convert_element_type(b, dtype) for b in bounds)
 
     def cond(carry: tuple) -> Any:
@@ -149,6 +155,17 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
         return add(i, full((), 1, dtype)), n, body_fun(i, x)
 
     return while_loop(cond, body, (lo_, hi_, init_val))[2]
+
+
+def _bounds_dtype(lower: ShapedArray, upper: ShapedArray) -> np.dtype:
+    """The counter's dtype: the bounds' own, which must agree, unless one of two signed ones
+    is weak (a Python int), which takes the other's (JAX's rule)."""
+    if lower.dtype == upper.dtype:
+        return lower.dtype
+    if lower.dtype.kind == upper.dtype.kind == "i" and lower.weak_type != upper.weak_type:
+        return upper.dtype if lower.weak_type else lower.dtype
+    raise TypeError(f"fori_loop: lower and upper must have equal types; got "
+                    f"{lower.str_short()} and {upper.str_short()}")
 
 
 def _split(seq: Any, n_cond: int, n_body: int) -> tuple[list, list, list]:
