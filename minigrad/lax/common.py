@@ -1,6 +1,6 @@
-"""What the control-flow constructs share: tracing a body to a closed jaxpr, checking branch and
-carry types, running a body eagerly, and the jaxpr-to-jaxpr transformations their rules are
-built from.
+"""What the control-flow constructs share: tracing a body to a closed jaxpr, running a body
+eagerly, and the jaxpr-to-jaxpr transformations their rules are built from (the checks of
+branch and carry types are in ``minigrad.lax.types``).
 
 A body (a branch, a loop body, a loop predicate) is traced once per call of the construct, at
 the abstract values of its arguments, with ``trace_body``. The values it closes over (arrays,
@@ -30,7 +30,6 @@ from minigrad.core import (
     current_trace,
     new_trace,
     tangent_dtype,
-    typematch,
 )
 from minigrad.jaxpr import (
     Atom,
@@ -42,12 +41,12 @@ from minigrad.jaxpr import (
     eval_jaxpr,
     programs,
 )
-from minigrad.ops.elementwise import convert_element_type, select
+from minigrad.ops.elementwise import select
 from minigrad.ops.structural import bdim_to, broadcast_in_dim, instantiate, moveaxis, zeros
 from minigrad.staging.call import derived, trace_program
 from minigrad.transforms.jvp import JVPTrace
 from minigrad.transforms.vmap import BatchTrace, BatchTracer, collective_rules
-from minigrad.tree import PyTreeDef, leaf_paths, tree_flatten, tree_unflatten
+from minigrad.tree import PyTreeDef, tree_flatten, tree_unflatten
 
 # --------------------------------------------------------------------------- tracing bodies
 
@@ -116,61 +115,6 @@ def permute(closed: ClosedJaxpr, ins: Sequence[int] | None = None,
     invars = j.invars if ins is None else [j.invars[i] for i in ins]
     outvars = j.outvars if outs is None else [j.outvars[i] for i in outs]
     return ClosedJaxpr(Jaxpr(j.constvars, invars, j.eqns, outvars), closed.consts)
-
-
-# --------------------------------------------------------------------------- type checks
-
-
-def same_types(xs: Sequence[ShapedArray], ys: Sequence[ShapedArray]) -> bool:
-    """Equal shapes and dtypes, position by position, whatever the weak flags (JAX's
-    ``typematch``: a weak ``0.0`` carry fits the strong f64 the body returns)."""
-    return len(xs) == len(ys) and all(typematch(x, y) for x, y in zip(xs, ys, strict=True))
-
-
-def check_same_types(what: str, names: tuple[str, str], trees: tuple[PyTreeDef, PyTreeDef],
-                     avals: tuple[Sequence[ShapedArray], Sequence[ShapedArray]], root: str,
-                     fix: str) -> None:
-    """Raise TypeError unless the two outputs (of two branches, or a carry in and out) have
-    one pytree structure and equal shapes and dtypes, naming the first leaf that differs and
-    showing both sides."""
-    a, b = names
-    if trees[0] != trees[1]:
-        raise TypeError(f"{what}: {a} and {b} must have the same pytree structure; {a} is "
-                        f"{trees[0]} and {b} is {trees[1]} (* is an array). {fix}")
-    for path, x, y in zip(leaf_paths(trees[0], root), avals[0], avals[1], strict=True):
-        if not typematch(x, y):
-            part = "shapes" if x.shape != y.shape else "dtypes"
-            raise TypeError(f"{what}: {a} and {b} must have equal types; {path} is "
-                            f"{x.str_short()} in {a} and {y.str_short()} in {b} (the {part} "
-                            f"differ). {fix}")
-
-
-def describe(value: Any) -> str:
-    """A value, in an error message: an array by its type, a container by its kind."""
-    if isinstance(value, (Tracer, np.ndarray, np.generic)):
-        return f"an array {aval_of(value).str_short()}"
-    return f"a {type(value).__name__}"
-
-
-def promote_weak(leaves: list[Any], avals: Sequence[ShapedArray],
-                 body_avals: Sequence[ShapedArray]) -> tuple[list[Any], list[ShapedArray], bool]:
-    """A loop's carry with each weakly typed leaf (a Python scalar, a weak tracer) whose body
-    output has another dtype that the weak value promotes to (``0`` or ``0.5`` to float32,
-    not ``0.5`` to int32) converted to it, as JAX does; the new avals; and whether any leaf
-    changed: then the body is traced again, at the promoted types."""
-    out, new_avals, changed = list(leaves), list(avals), False
-    for k, (a, b) in enumerate(zip(avals, body_avals, strict=False)):
-        if a.weak_type and a.shape == b.shape and a.dtype != b.dtype:
-            kind = _KIND_SCALAR.get(a.dtype.kind)
-            if kind is not None and np.result_type(kind, b.dtype) == b.dtype:
-                out[k] = convert_element_type(leaves[k], b.dtype, weak_type=False)
-                new_avals[k] = ShapedArray(b.shape, b.dtype)
-                changed = True
-    return out, new_avals, changed
-
-
-# a Python scalar of each weak kind: NumPy 2 promotes it as JAX promotes a weak type
-_KIND_SCALAR: dict[str, Any] = {"i": 0, "u": 0, "f": 0.0, "c": 0j}
 
 
 # --------------------------------------------------------------------------- running a body
@@ -417,8 +361,8 @@ def zeros_like_avals(avals: Sequence[ShapedArray]) -> list[Any]:
     return [zeros(a) for a in avals]
 
 
-__all__ = ["DONATE_MIN_SIZE", "Split", "batch_jaxpr", "bind_program", "check_same_types",
-           "depends_on", "describe", "differentiable", "donated_carries", "hoist_invariants",
-           "in_avals", "instantiate_zero", "jvp_jaxpr", "lane_select", "out_avals",
-           "partial_eval_jaxpr", "permute", "promote_weak", "run_jaxpr", "same_types",
-           "tangent_aval", "trace_body", "unaliased", "with_leading_invars"]
+__all__ = ["DONATE_MIN_SIZE", "Split", "batch_jaxpr", "bind_program", "depends_on",
+           "differentiable", "donated_carries", "hoist_invariants", "in_avals",
+           "instantiate_zero", "jvp_jaxpr", "lane_select", "out_avals", "partial_eval_jaxpr",
+           "permute", "run_jaxpr", "tangent_aval", "trace_body", "unaliased",
+           "with_leading_invars", "zeros_like_avals"]

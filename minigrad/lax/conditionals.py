@@ -32,7 +32,6 @@ from minigrad.lax.common import (
     aval_of,
     batch_jaxpr,
     bind_program,
-    check_same_types,
     differentiable,
     in_avals,
     jvp_jaxpr,
@@ -40,11 +39,11 @@ from minigrad.lax.common import (
     out_avals,
     partial_eval_jaxpr,
     run_jaxpr,
-    same_types,
     tangent_aval,
     trace_body,
     unaliased,
 )
+from minigrad.lax.types import check_same_types, same_types
 from minigrad.ops.elementwise import convert_element_type, eq, gt, lt, ne, select
 from minigrad.ops.stop_gradient import stop_gradient
 from minigrad.ops.structural import bdim_to_front, full, moveaxis, zeros

@@ -33,8 +33,6 @@ from minigrad.jaxpr import ClosedJaxpr
 from minigrad.lax.common import (
     aval_of,
     batch_jaxpr,
-    check_same_types,
-    describe,
     differentiable,
     donated_carries,
     hoist_invariants,
@@ -43,13 +41,12 @@ from minigrad.lax.common import (
     jvp_jaxpr,
     out_avals,
     permute,
-    promote_weak,
     run_jaxpr,
-    same_types,
     tangent_aval,
     trace_body,
     unaliased,
 )
+from minigrad.lax.types import check_same_types, describe, promote_weak, same_types
 from minigrad.ops.structural import bdim_to, moveaxis
 from minigrad.staging.call import derived
 from minigrad.staging.executor import Emitter, codegen_rules, compiled

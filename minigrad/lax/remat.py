@@ -36,11 +36,11 @@ from minigrad.lax.common import (
     out_avals,
     partial_eval_jaxpr,
     run_jaxpr,
-    same_types,
     tangent_aval,
     trace_body,
     unaliased,
 )
+from minigrad.lax.types import same_types
 from minigrad.ops.structural import moveaxis
 from minigrad.staging.call import derived, trace_program, transpose_program
 from minigrad.staging.executor import Emitter, codegen_rules, compiled

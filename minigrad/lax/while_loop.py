@@ -33,7 +33,6 @@ from minigrad.lax.common import (
     aval_of,
     batch_jaxpr,
     bind_program,
-    check_same_types,
     depends_on,
     differentiable,
     donated_carries,
@@ -44,14 +43,13 @@ from minigrad.lax.common import (
     out_avals,
     partial_eval_jaxpr,
     permute,
-    promote_weak,
     run_jaxpr,
-    same_types,
     tangent_aval,
     trace_body,
     unaliased,
 )
 from minigrad.lax.loops import _fixpoint, _scan
+from minigrad.lax.types import check_same_types, promote_weak, same_types
 from minigrad.ops.elementwise import add, convert_element_type, gt, lt
 from minigrad.ops.structural import bdim_to, full, moveaxis, reduce_sum
 from minigrad.staging.call import derived, trace_program
