@@ -295,3 +295,14 @@ def test_select_is_the_select_primitive() -> None:
 def test_select_errors(args: tuple, match: str) -> None:
     with pytest.raises(TypeError, match=match):
         lax.select(*args)
+
+
+def test_python_scalar_outputs_follow_x64() -> None:
+    # A branch (or any traced function) returning a Python number gives the default dtype of
+    # its kind: float32 and int32 with jax_enable_x64 off, as JAX (it was NumPy's float64)
+    with mg.enable_x64(False):
+        assert lax.switch(5, [lambda: 1.0, lambda: 2.0]).dtype == np.float32
+        assert lax.cond(True, lambda: 1, lambda: 2).dtype == np.int32
+        assert lax.scan(lambda c, _: (c, 0.5), np.float32(0), length=2)[1].dtype == np.float32
+        assert mg.jit(lambda: 2.0)().dtype == np.float32
+    assert lax.cond(True, lambda: 1.0, lambda: 2.0).dtype == np.float64

@@ -43,7 +43,7 @@ from minigrad.lax.common import (
     trace_body,
     unaliased,
 )
-from minigrad.lax.types import check_same_types, same_types
+from minigrad.lax.types import check_same_types, same_types, strong
 from minigrad.ops.elementwise import convert_element_type, eq, gt, lt, ne, select
 from minigrad.ops.stop_gradient import stop_gradient
 from minigrad.ops.structural import bdim_to_front, full, moveaxis, zeros
@@ -227,7 +227,7 @@ def _cond_abstract_eval(index: ShapedArray, *avals: ShapedArray,
             raise TypeError(f"cond: branch {k} returns "
                             f"{', '.join(a.str_short() for a in out_avals(b))}, branch 0 "
                             f"{', '.join(a.str_short() for a in out_avals(branches[0]))}")
-    return out_avals(branches[0])
+    return strong(out_avals(branches[0]))
 
 
 # --------------------------------------------------------------------------- JVP

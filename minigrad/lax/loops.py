@@ -46,7 +46,7 @@ from minigrad.lax.common import (
     trace_body,
     unaliased,
 )
-from minigrad.lax.types import check_same_types, describe, promote_weak, same_types
+from minigrad.lax.types import check_same_types, describe, promote_weak, same_types, strong
 from minigrad.ops.structural import bdim_to, moveaxis
 from minigrad.staging.call import derived
 from minigrad.staging.executor import Emitter, codegen_rules, compiled
@@ -194,7 +194,7 @@ def _split(seq: Any, num_consts: int, num_carry: int) -> tuple[list, list, list]
 
 
 def _stacked(length: int, aval: ShapedArray) -> ShapedArray:
-    return ShapedArray((length, *aval.shape), aval.dtype, aval.weak_type)
+    return ShapedArray((length, *aval.shape), aval.dtype)
 
 
 # --------------------------------------------------------------------------- impl, shape rule
@@ -231,8 +231,9 @@ def _scan_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, length: int, nu
         raise TypeError(f"scan: the body's carry out is "
                         f"{', '.join(a.str_short() for a in outs[:num_carry])}; its carry in "
                         f"{', '.join(a.str_short() for a in carry)}")
-    # the body's types (weak flags included: a weak carry the body keeps weak stays so, as JAX)
-    return [*outs[:num_carry], *[_stacked(length, y) for y in outs[num_carry:]]]
+    # strong, as every multiple-result primitive's outputs (core.result_weak_type; JAX keeps
+    # a carry the body keeps weak weak: docs/lax/scan.md)
+    return [*strong(carry), *[_stacked(length, y) for y in outs[num_carry:]]]
 
 
 # --------------------------------------------------------------------------- JVP

@@ -40,7 +40,7 @@ from minigrad.lax.common import (
     trace_body,
     unaliased,
 )
-from minigrad.lax.types import same_types
+from minigrad.lax.types import same_types, strong
 from minigrad.ops.structural import moveaxis
 from minigrad.staging.call import derived, trace_program, transpose_program
 from minigrad.staging.executor import Emitter, codegen_rules, compiled
@@ -119,7 +119,7 @@ def _remat_abstract_eval(*avals: ShapedArray, differentiated: bool, jaxpr: Close
         raise TypeError(f"remat2: the program takes "
                         f"{', '.join(a.str_short() for a in in_avals(jaxpr)) or 'nothing'}; "
                         f"got {', '.join(a.str_short() for a in avals) or 'nothing'}")
-    return out_avals(jaxpr)
+    return strong(out_avals(jaxpr))
 
 
 def _bind(args: Sequence[Any], jaxpr: ClosedJaxpr, params: dict, differentiated: bool

@@ -66,4 +66,10 @@ def promote_weak(leaves: list[Any], avals: Sequence[ShapedArray],
 _KIND_SCALAR: dict[str, Any] = {"i": 0, "u": 0, "f": 0.0, "c": 0j}
 
 
-__all__ = ["check_same_types", "describe", "promote_weak", "same_types"]
+def strong(avals: Sequence[ShapedArray]) -> list[ShapedArray]:
+    """The types of a control-flow primitive's outputs: strong, as every multiple-result
+    primitive's are (``core.result_weak_type``), whatever its body's."""
+    return [ShapedArray(a.shape, a.dtype) for a in avals]
+
+
+__all__ = ["check_same_types", "describe", "promote_weak", "same_types", "strong"]

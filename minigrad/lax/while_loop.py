@@ -49,7 +49,7 @@ from minigrad.lax.common import (
     unaliased,
 )
 from minigrad.lax.loops import _fixpoint, _scan
-from minigrad.lax.types import check_same_types, promote_weak, same_types
+from minigrad.lax.types import check_same_types, promote_weak, same_types, strong
 from minigrad.ops.elementwise import add, convert_element_type, gt, lt
 from minigrad.ops.structural import bdim_to, full, moveaxis, reduce_sum
 from minigrad.staging.call import derived, trace_program
@@ -199,7 +199,7 @@ def _while_abstract_eval(*avals: ShapedArray, body_jaxpr: ClosedJaxpr, body_ncon
                         f"{', '.join(a.str_short() for a in in_avals(body_jaxpr))} and returns "
                         f"{', '.join(a.str_short() for a in out_avals(body_jaxpr))}; got "
                         f"operands {', '.join(a.str_short() for a in [*bc, *carry])}")
-    return out_avals(body_jaxpr)  # the body's types, weak flags included (as JAX)
+    return strong(carry)
 
 
 # --------------------------------------------------------------------------- JVP
