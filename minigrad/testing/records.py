@@ -27,6 +27,7 @@ from minigrad.ops.indexing import check_index_p
 from minigrad.ops.masked_fill import masked_fill_p
 from minigrad.ops.masked_scatter import masked_gather_p, masked_scatter_p
 from minigrad.staging import jit_p
+from minigrad.testing.records_bits import RECORDS as BIT_RECORDS
 from minigrad.testing.samples import (
     BOTH,
     F32,
@@ -482,6 +483,7 @@ RECORDS: list[OpRecord] = [
              {"n": 4, "batch_dims": 1}, diff=(0,), linear=((0,),)),
     OpRecord(last_occurrence_p, "dup", lambda rng, dt: (rng.integers(0, 3, (2, 5)),),
              ref_last_occurrence, out_dtype=np.dtype(bool)),
+    *BIT_RECORDS,  # bit operations, threefry2x32, special functions: records_bits.py
 ]
 
 
@@ -496,7 +498,8 @@ def jit_samples() -> list[Sample]:
             assert r.fun is not None
             fun = jit(r.fun, static_argnames=tuple(r.params))
             record = OpRecord(jit_p, f"{op}:{r.variant}", r.make, r.reference, r.params, r.diff,
-                              r.linear, r.batchable, r.dtypes, r.out_dtype, fun, r.argnames)
+                              r.linear, r.batchable, r.dtypes, r.out_dtype, fun, r.argnames,
+                              r.tol)
             found += record.samples()
     return found
 
