@@ -7,13 +7,14 @@ injected every four rounds. Here it is elementwise over four uint32 arrays of on
 two result words are stacked on a new leading axis: ``out[0], out[1] = y0, y1``.
 
 All arithmetic is uint32 and wraps: NumPy wraps unsigned array arithmetic silently, and the
-kernel works on 1-d arrays (operations on 0-d arrays give NumPy scalars, which warn on
-overflow). The outputs are bits, not numbers: no derivative (float0 tangents; a real tangent
-for a key or counter is an error naming ``minigrad.random``).
+kernel updates 1-d arrays in place (arithmetic on NumPy scalars would warn on overflow). The
+outputs are bits, not numbers: no derivative (float0 tangents; a real tangent for a key or
+counter is an error naming ``minigrad.random``).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -44,10 +45,6 @@ def threefry2x32(k0: Any, k1: Any, x0: Any, x1: Any) -> Any:
     return threefry2x32_p.bind(k0, k1, x0, x1)
 
 
-def _rotate_left(x: np.ndarray, r: int) -> np.ndarray:
-    return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
-
-
 def threefry2x32_reference(k0: int, k1: int, x0: int, x1: int) -> tuple[int, int]:
     """One hash in plain Python integers, the algorithm as the paper writes it (the test
     oracle for the kernel)."""
@@ -65,24 +62,50 @@ def threefry2x32_reference(k0: int, k1: int, x0: int, x1: int) -> tuple[int, int
     return x0, x1
 
 
+# (speed: the rounds run on blocks that stay in the CPU's cache, in place, with one scratch
+# array; a key broadcast to the counters' shape, as every sampler's is, is read as one word.)
+_BLOCK = 1 << 15
+
+
+def _operand(v: np.ndarray) -> np.ndarray:
+    """``v`` flattened, or its one word if it is a broadcast of a single value."""
+    v = np.asarray(v)
+    if v.size and not any(v.strides):
+        return v.reshape(-1)[:1].reshape(())
+    return np.ravel(v)
+
+
+def _part(v: np.ndarray, block: slice) -> np.ndarray:
+    return v if v.ndim == 0 else v[block]
+
+
 @threefry2x32_p.def_impl
 def _threefry2x32_impl(k0: np.ndarray, k1: np.ndarray, x0: np.ndarray, x1: np.ndarray
                        ) -> np.ndarray:
     shape = np.shape(x0)
-    k0, k1 = np.ravel(k0), np.ravel(k1)
-    ks = (k0, k1, k0 ^ k1 ^ np.uint32(PARITY))
-    out = np.empty((2, k0.size), U32)
-    a, b = out[0], out[1]  # the two words, updated in place (inputs are never written)
-    np.add(np.ravel(x0), ks[0], out=a)
-    np.add(np.ravel(x1), ks[1], out=b)
-    for group in range(5):
-        for r in ROTATIONS[group % 2]:
-            a += b
-            b[...] = _rotate_left(b, r)
-            b ^= a
-        a += ks[(group + 1) % 3]
-        b += ks[(group + 2) % 3]
-        b += np.uint32(group + 1)
+    k0, k1, x0, x1 = map(_operand, (k0, k1, x0, x1))
+    k2 = k0 ^ k1 ^ np.uint32(PARITY)
+    n = math.prod(shape)
+    out = np.empty((2, n), U32)
+    scratch = np.empty(min(n, _BLOCK), U32)
+    for lo in range(0, n, _BLOCK):
+        hi = min(lo + _BLOCK, n)
+
+        block = slice(lo, hi)
+        a, b, t = out[0, block], out[1, block], scratch[:hi - lo]
+        ks = tuple(_part(k, block) for k in (k0, k1, k2))
+        np.add(_part(x0, block), ks[0], out=a)
+        np.add(_part(x1, block), ks[1], out=b)
+        for group in range(5):
+            for r in ROTATIONS[group % 2]:
+                a += b
+                np.left_shift(b, np.uint32(r), out=t)  # b = rotate_left(b, r) ^ a
+                b >>= np.uint32(32 - r)
+                b |= t
+                b ^= a
+            a += ks[(group + 1) % 3]  # inject the key, with the group number
+            b += ks[(group + 2) % 3]
+            b += np.uint32(group + 1)
     return out.reshape((2, *shape))
 
 
