@@ -1,10 +1,14 @@
-"""Special functions: ``erf_inv``, ``erf``, ``log1p``, and the fused multiply-add ``fma``.
+"""Special functions: ``erf_inv``, ``erf``, ``log1p``, ``xla_log``, ``xla_log1p`` and the
+fused multiply-add ``fma``.
 
 Where NumPy has the function (``log1p``) the impl is NumPy's. Where it does not (``erf``,
-``erf_inv``), the impl computes what XLA's CPU kernel computes for JAX, bit for bit in float32
+``erf_inv``), the impl computes what XLA's CPU kernel computes for JAX, bit for bit
 (``ops/xla_math.py`` says how and what was measured): so ``minigrad.random.normal`` draws JAX's
-numbers. ``fma`` rounds ``x * y + z`` once, as the FMA instructions XLA's compiled code uses do
-(``uniform``'s scaling step is one). The NumPy-surface work adds lgamma and digamma here.
+numbers. ``xla_log`` and ``xla_log1p`` are log and log1p as XLA computes them (NumPy's differ
+by a few ulps, which ``-log(-log(u))`` magnifies): gumbel and exponential use them, so they
+too draw JAX's numbers; ``minigrad.numpy``'s log and log1p stay NumPy's. ``fma`` rounds
+``x * y + z`` once, as the FMA instructions of XLA's compiled code do (``uniform``'s scaling
+step is one). The NumPy-surface work adds lgamma and digamma here.
 """
 
 from __future__ import annotations
@@ -55,6 +59,22 @@ erf_p = _special("erf", xla_math.erf, lambda t, x, out: ew.mul(
 # out_dot = x_dot / (1 + x)
 log1p_p = _special("log1p", np.log1p, lambda t, x, out: ew.div(
     t, ew.add(ew.full_like(x, 1), x)))
+
+
+# the same derivatives as log and log1p
+xla_log_p = _special("xla_log", xla_math.log, lambda t, x, out: ew.div(t, x))
+xla_log1p_p = _special("xla_log1p", xla_math.log1p, lambda t, x, out: ew.div(
+    t, ew.add(ew.full_like(x, 1), x)))
+
+
+def xla_log(x: Any) -> Any:
+    """``log(x)`` as XLA's CPU code computes it (JAX's values)."""
+    return xla_log_p.bind(x)
+
+
+def xla_log1p(x: Any) -> Any:
+    """``log(1 + x)`` as XLA's CPU code computes it (JAX's values)."""
+    return xla_log1p_p.bind(x)
 
 
 def erf_inv(x: Any) -> Any:

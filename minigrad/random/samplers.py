@@ -188,8 +188,12 @@ def _int_param(name: str, what: str, value: Any) -> Any:
         return value
     if isinstance(value, float):
         value = int(value)  # (toward zero, as JAX's astype(int))
-    # a Python int keeps its value: stored in int64, clipped to it
-    return np.asarray(min(max(value, -2**63), 2**63 - 1), np.int64)
+    dtype = _dtypes.default_int()  # (a Python int is taken as the default int, as in JAX)
+    info = np.iinfo(dtype)
+    if not info.min <= value <= info.max:
+        raise ValueError(f"{name}: {what} {value} does not fit {dtype.name}, the default "
+                         f"integer type")
+    return np.asarray(value, dtype)
 
 
 def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = None
@@ -288,11 +292,11 @@ def _kind(x: Any) -> str:
 
 
 def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
-    """Exponential(1) samples: ``-log1p(-u)``, ``u`` uniform in [0, 1)."""
+    """Exponential(1) samples: ``-log1p(-u)``, ``u`` uniform in [0, 1) (XLA's log1p)."""
     words, _ = key_words("exponential", key)
     shape = shape_arg("exponential", shape)
     dtype = _float_dtype("exponential", dtype)
-    return ew.neg(sp.log1p(ew.neg(_unit(words, shape, dtype))))
+    return ew.neg(sp.xla_log1p(ew.neg(_unit(words, shape, dtype))))
 
 
 def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | None = None
@@ -310,7 +314,7 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | N
     info = np.finfo(dtype)
 
     def neg_log(x: Any) -> Any:
-        return ew.neg(ew.log(x))
+        return ew.neg(sp.xla_log(x))
 
     if mode == "highest" and dtype == np.float32:
         return _gumbel_highest(words, shape)
@@ -321,7 +325,7 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | N
         fine = ew.add(ew.add(high, ew.mul(_full(shape, 2.0 ** -info.nmant, dtype), low)),
                       _full(shape, info.tiny, dtype))
         x = ew.select(ew.ge(high, _full(shape, 0.5, dtype)), high, fine)
-        return neg_log(ew.neg(sp.log1p(ew.neg(x))))
+        return neg_log(ew.neg(sp.xla_log1p(ew.neg(x))))
     u = _scaled(_unit(words, shape, dtype), _full(shape, info.tiny, dtype),
                 _full(shape, 1, dtype))
     return neg_log(neg_log(u))
@@ -348,8 +352,8 @@ def _gumbel_highest(words: Any, shape: tuple[int, ...]) -> Any:
     flip = ew.lt(hi, full(1 << 31))  # f < 1/2
     x = _fixed_to_float(ew.select(flip, hi, neg_hi), ew.select(flip, lo, neg_lo))
     x = bw.bitcast_convert_type(x, np.float32)
-    small = ew.neg(ew.log(ew.neg(sp.log1p(ew.neg(x)))))
-    large = ew.neg(ew.log(ew.neg(ew.log(x))))
+    small = ew.neg(sp.xla_log(ew.neg(sp.xla_log1p(ew.neg(x)))))
+    large = ew.neg(sp.xla_log(ew.neg(sp.xla_log(x))))
     return ew.select(flip, small, large)
 
 

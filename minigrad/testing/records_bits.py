@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.ops import bitwise as bw
+from minigrad.ops import elementwise as ew
 from minigrad.ops import special as sp
 from minigrad.ops.threefry import threefry2x32_p, threefry2x32_reference
 from minigrad.testing.samples import BOTH, F32, F64, I32, I64, OpRecord, normal
@@ -136,6 +137,34 @@ def _ref_erf_inv(x: np.ndarray) -> np.ndarray:
     return np.array([one(v) for v in x.astype(F64).ravel()], x.dtype).reshape(x.shape)
 
 
+def _rem_one(a: int, b: int, **_: Any) -> int:
+    # C's remainder: |a| mod |b| with a's sign; a when b is 0 (XLA's convention)
+    if b == 0:
+        return a
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def _rem_ints(rng: np.random.Generator, dtype: np.dtype) -> tuple:
+    x, y = _pair(rng, dtype)
+    y[0, :2] = (0, 1)
+    if dtype.kind == "i":
+        y[1, 0], x[1, 0] = -1, np.iinfo(dtype).min  # INT_MIN rem -1 is 0
+    return x, y
+
+
+def _ref_rem_floats(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.array([math.fmod(a, b) for a, b in zip(x.ravel().tolist(), y.ravel().tolist(),
+                                                     strict=True)], x.dtype).reshape(x.shape)
+
+
+def _rem_floats(rng: np.random.Generator, dtype: np.dtype) -> tuple:
+    # away from the jumps of rem (at multiples of y), where finite differences fail
+    y = (rng.choice([-1.0, 1.0], (3, 4)) * rng.uniform(0.5, 2.0, (3, 4)))
+    x = y * (rng.integers(-3, 4, (3, 4)) + rng.uniform(0.2, 0.8, (3, 4)))
+    return x.astype(dtype), y.astype(dtype)
+
+
 def _inside(rng: np.random.Generator, shape: tuple, dtype: np.dtype) -> np.ndarray:
     return rng.uniform(-0.95, 0.95, shape).astype(dtype)
 
@@ -165,6 +194,8 @@ RECORDS: list[OpRecord] = [
                _bitcast_reference, {"new_dtype": dst}, out_dtype=dst)
       for src, dst in ((F32, U32), (U32, F32), (F64, U64), (U64, F64), (I8, U8),
                        (I64, F64))],
+    OpRecord(ew.rem_p, "ints", _rem_ints, _elementwise(_rem_one), dtypes=INTS),
+    OpRecord(ew.rem_p, "floats", _rem_floats, _ref_rem_floats, diff=(0, 1), dtypes=BOTH),
     OpRecord(threefry2x32_p, "2x3", _threefry_operands, _threefry_reference, dtypes=(U32,)),
     OpRecord(sp.fma_p, "near-cancel", _fma_operands, _fma_reference, diff=(0, 1, 2),
              linear=((0, 2), (1, 2)), dtypes=BOTH),
@@ -173,6 +204,11 @@ RECORDS: list[OpRecord] = [
     OpRecord(sp.erf_p, "x", lambda rng, dt: (normal(rng, (2, 3), dt),),
              lambda x: np.array([math.erf(v) for v in x.astype(F64).ravel()],
                                 x.dtype).reshape(x.shape), diff=(0,), dtypes=BOTH, tol=2e-6),
+    OpRecord(sp.xla_log_p, "x", lambda rng, dt: (rng.uniform(0.1, 3, (2, 3)).astype(dt),),
+             lambda x: np.log(x.astype(F64)).astype(x.dtype), diff=(0,), dtypes=BOTH, tol=1e-6),
+    OpRecord(sp.xla_log1p_p, "x", lambda rng, dt: (rng.uniform(-0.5, 2, (2, 3)).astype(dt),),
+             lambda x: np.log1p(x.astype(F64)).astype(x.dtype), diff=(0,), dtypes=BOTH,
+             tol=1e-6),
     OpRecord(sp.log1p_p, "x", lambda rng, dt: (rng.uniform(-0.5, 2, (2, 3)).astype(dt),),
              np.log1p,
              diff=(0,), dtypes=BOTH),
