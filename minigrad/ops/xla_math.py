@@ -109,16 +109,18 @@ _BLOCK = 1 << 15
 
 def _blockwise(kernel: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
     """``kernel`` applied to blocks of a flattened array that stay in the CPU's cache (the
-    kernels make tens of passes over their operand)."""
+    kernels make tens of passes over their operand), quietly about NaN and infinities."""
     def apply(x: np.ndarray) -> np.ndarray:
         x = np.asarray(x)
-        if x.size <= _BLOCK:
-            return kernel(x)
-        flat = x.ravel()
-        out = np.empty_like(flat)
-        for lo in range(0, flat.size, _BLOCK):
-            out[lo:lo + _BLOCK] = kernel(flat[lo:lo + _BLOCK])
-        return out.reshape(x.shape)
+        # (infinities and NaN pass through the polynomials of the branch not taken)
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            if x.size <= _BLOCK:
+                return kernel(x)
+            flat = x.ravel()
+            out = np.empty_like(flat)
+            for lo in range(0, flat.size, _BLOCK):
+                out[lo:lo + _BLOCK] = kernel(flat[lo:lo + _BLOCK])
+            return out.reshape(x.shape)
 
     apply.__doc__, apply.__name__ = kernel.__doc__, kernel.__name__
     return apply
@@ -151,8 +153,7 @@ def log_f32(t: np.ndarray) -> np.ndarray:
     y = fma_(x3, fma_(x3, y0, y1), y2)
     r = (x - x2 * _f32(0.5)) + fma_(x3, y, e * _f32(-0.00021219444))  # (halving is exact)
     r = fma_(e, _f32(0.6933594), r)
-    with np.errstate(invalid="ignore"):
-        r = np.where(t > 0, r, np.nan)
+    r = np.where(t > 0, r, np.nan)
     return np.where(t == 0, -np.inf, np.where(t == np.inf, np.inf, r)).astype(F32)
 
 
@@ -220,8 +221,7 @@ def log1p(z: np.ndarray) -> np.ndarray:
     large = ~small  # (and NaN)
     if large.any():
         t = z[large] + dtype.type(1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out[large] = log_f32(t) if dtype == F32 else _libm_log(t)
+        out[large] = log_f32(t) if dtype == F32 else _libm_log(t)
     return out
 
 
@@ -280,8 +280,7 @@ def erf_inv(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x)
     dtype = x.dtype
     w = -log1p(x * -x)
-    with np.errstate(invalid="ignore"):
-        root = np.sqrt(w)
+    root = np.sqrt(w)
     if dtype == F32:
         pieces = [(w < 5, w - _f32(2.5)), (w >= 5, root + _f32(-3))]
         coeffs = _ERF_INV_F32
