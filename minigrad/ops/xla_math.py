@@ -70,8 +70,12 @@ def _fma_f32(a: Any, b: Any, c: Any, subnormal: bool = True) -> np.ndarray:
         risky |= (bits & np.uint64(0x7FF0000000000000)) < np.uint64((1023 - 126) << 52)
     if risky.any():
         at = np.flatnonzero(risky)
-        a_, b_, c_ = (np.broadcast_to(np.asarray(v, F64), s.shape).ravel()[at] for v in (a, b, c))
-        sub, err = _two_sum(a_ * b_, c_)
+
+        def pick(v: Any) -> np.ndarray:  # (a scalar stays one)
+            v = np.asarray(v, F64)
+            return v if v.ndim == 0 else np.broadcast_to(v, s.shape).ravel()[at]
+
+        sub, err = _two_sum(pick(a) * pick(b), pick(c))
         s.ravel()[at] = _round_to_odd(sub, err)
     return s.astype(F32)
 
