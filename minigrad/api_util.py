@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.core import Tracer, escaped_tracer_error
+from minigrad.core import NATIVE_DTYPES, Tracer, escaped_tracer_error, native
 from minigrad.tree import PyTreeDef, leaf_paths, tree_unflatten
 
 
@@ -23,7 +23,7 @@ def as_operand(x: Any, transform: str, path: str) -> Any:
     if out is None or out.dtype == object:
         raise TypeError(f"{transform}: {path} must be an array or a Python scalar; got "
                         f"{type(x).__name__}")
-    return out
+    return native(out)  # (a big-endian array becomes a native copy)
 
 
 class Paths:
@@ -46,7 +46,7 @@ class Paths:
 def as_operands(xs: Sequence[Any], transform: str, paths: Paths) -> list[Any]:
     """``as_operand`` of each leaf; ndarrays and live tracers, the common case, pass as they
     are without spelling their paths."""
-    return [x if (type(x) is np.ndarray and x.dtype.kind != "O")
+    return [x if (type(x) is np.ndarray and x.dtype in NATIVE_DTYPES)
             or (isinstance(x, Tracer) and x._trace.valid)
             else as_operand(x, transform, paths[i]) for i, x in enumerate(xs)]
 
@@ -67,7 +67,7 @@ def as_output(x: Any, transform: str) -> Any:
     if isinstance(x, Tracer):
         return x
     if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
-        return np.asarray(x)
+        return native(np.asarray(x))
     raise TypeError(f"{transform}: the function must return arrays in a pytree; got a "
                     f"{type(x).__name__}")
 

@@ -89,6 +89,18 @@ def get_aval(x: Any) -> ShapedArray:
     raise TypeError(f"expected an array, a tracer or a Python scalar; got {type(x).__name__}")
 
 
+# The dtypes of numbers and bools in the machine's byte order: an ndarray of one of these enters
+# minigrad as it is (a membership test costs what reading dtype.kind does).
+NATIVE_DTYPES = frozenset(np.dtype(c) for c in "?bhilqpBHILQPefdgFDG")
+
+
+def native(x: np.ndarray) -> np.ndarray:
+    """``x`` in the machine's byte order: ``x`` itself, or a converted copy (of a big-endian
+    array from np.load or np.frombuffer, say). Arrays entering minigrad pass through here, so
+    that avals, jit's cache keys and the ops' dtype checks see one spelling of each dtype."""
+    return x if x.dtype.isnative else x.astype(x.dtype.newbyteorder("="))
+
+
 class Zero:
     """A symbolic zero tangent or cotangent: carries only the abstract value."""
 

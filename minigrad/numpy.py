@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.core import Tracer, get_aval
+from minigrad.core import Tracer, get_aval, native
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.ops.index_add import index_add, index_select
@@ -37,7 +37,7 @@ def asarray(x: ArrayLike, dtype: Any = None) -> Any:
     out = np.asarray(x, dtype=dtype)
     if out.dtype == object:
         raise TypeError(f"expected an array or a number; got {type(x).__name__}")
-    return out
+    return native(out)  # (a big-endian array becomes a native copy)
 
 
 def _result_dtype(*xs: ArrayLike) -> np.dtype:
@@ -376,6 +376,9 @@ def _normalize_index_array(idx: Any, n: int, fn: str) -> Any:
     if isinstance(idx, Tracer):
         if not np.issubdtype(idx.dtype, np.integer):
             raise TypeError(f"{fn}: indices must be integers; got {idx.dtype}")
+        if idx.dtype.kind == "u":  # never negative: nothing to wrap
+            return idx
+        idx = ew.convert_element_type(idx, np.int64)  # n may not fit a narrow dtype (int8)
         return where(less(idx, 0), add(idx, n), idx)
     idx = np.asarray(idx)
     if not np.issubdtype(idx.dtype, np.integer):
@@ -383,6 +386,9 @@ def _normalize_index_array(idx: Any, n: int, fn: str) -> Any:
     if idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx[(idx < -n) | (idx >= n)].flat[0]
         raise IndexError(f"{fn}: index {bad} is out of bounds for an axis of size {n}")
+    if idx.dtype.kind == "u":  # (a uint64 entry may not fit int64; none is negative)
+        return idx
+    idx = idx.astype(np.int64, copy=False)  # n may not fit a narrow dtype (int8)
     return np.where(idx < 0, idx + n, idx)
 
 
@@ -403,6 +409,9 @@ def getitem(x: ArrayLike, key: Any) -> Any:
     """Basic indexing (ints, slices, None, Ellipsis) and one integer-array index."""
     x = asarray(x)
     key = key if isinstance(key, tuple) else (key,)
+    masks = [j for j, k in enumerate(key) if _is_bool_index(k)]
+    if masks:
+        x, key = _mask_as_index(x, key, masks[0])
     shape = get_aval(x).shape
     n_real = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > len(shape):
@@ -486,6 +495,38 @@ def getitem(x: ArrayLike, key: Any) -> Any:
     out = st.expand_dims(out, new_axes) if new_axes else out
     # basic indexing makes a view in NumPy; an integer-array index, a copy
     return note_view(out, x) if take_at is None and isinstance(x, Tracer) else out
+
+
+def _is_bool_index(k: Any) -> bool:
+    if isinstance(k, (bool, np.bool_)):
+        return True
+    if isinstance(k, (Tracer, np.ndarray)):
+        return k.dtype == np.bool_  # type: ignore[no-any-return]
+    return isinstance(k, list) and np.asarray(k).dtype == np.bool_
+
+
+def _mask_as_index(x: Any, key: tuple, j: int) -> tuple[Any, tuple]:
+    """``x[key]`` with the boolean mask ``key[j]`` as NumPy reads it: the integer index of its
+    True entries into the axes it covers, merged into one. Only a concrete mask can be read:
+    a traced one would make the result's shape depend on values not known while tracing."""
+    mask = key[j]
+    if isinstance(mask, Tracer):
+        raise IndexError("boolean-mask indexing (x[mask]) needs a concrete mask: under a "
+                         "transform the mask is traced, and the result's shape would depend "
+                         "on its values. Use mnp.where(mask, x, 0) or masked_fill, or pass a "
+                         "NumPy mask")
+    mask = np.asarray(mask)
+    shape = get_aval(x).shape
+    if builtins.any(k is Ellipsis for k in key[:j]):  # counted from the end
+        after = builtins.sum(1 for k in key[j + 1:] if k is not None and k is not Ellipsis)
+        a = len(shape) - after - mask.ndim
+    else:
+        a = builtins.sum(1 for k in key[:j] if k is not None)
+    if a < 0 or shape[a:a + mask.ndim] != mask.shape:
+        raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed "
+                         f"axes of an array of shape {shape}")
+    merged = (*shape[:a], int(np.prod(mask.shape, dtype=np.int64)), *shape[a + mask.ndim:])
+    return st.reshape(x, merged), (*key[:j], np.flatnonzero(mask), *key[j + 1:])
 
 
 def _flipped(lo: int, hi: int, step: int, n: int) -> tuple[int, int, int]:

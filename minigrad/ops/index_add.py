@@ -63,45 +63,54 @@ def index_add_into(x: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim:
     check_index_values(index, x.shape[dim], "index_add", dim)
     if alpha != 1:
         source = source * np.asarray(alpha, x.dtype)
-    if inplace or source.size < _BINCOUNT_MIN_ADDED or not bincount_pays(x, source):
-        # The semantics: a copy of x (x itself in place), with source's slice i added at
-        # slice index[i] along dim; np.add.at accumulates repeated entries.
-        out = x if inplace else x.copy()
+    # The semantics: a copy of x (x itself in place), with source's slice i added at slice
+    # index[i] along dim, one addition at a time in x's dtype, in index order: np.add.at.
+    out = x if inplace else x.copy()
+    if source.size < _ROUNDS_MIN_ADDED or source.size < _ROUNDS_MIN_WIDTH * index.size:
         where: Any = (slice(None),) * dim + (index,) if dim else index
         np.add.at(out, where, source)
-        return out
-    return scatter_add_bincount(x, dim, index, source)
-
-
-# --- speed: the same sum by np.bincount. Measured (benchmarks/index_add_impls.py): np.add.at
-# costs ~10 ns per added element; np.bincount ~1 ns per element of x plus ~3 ns per added
-# element and ~4 us of setup. On the benchmark workload the plain impl alone costs +6.6% of
-# vmap(grad)'s instructions at B=16 and +10.5% at B=256. In place (under jit) there is no copy
-# of x to save, and np.add.at wins: on the workload's program 76 us against 191 at B=16, and
-# at B=256 under 1.25 ms against 2.5. tests/test_index_add.py checks that both formulations
-# agree.
-_BINCOUNT_MIN_ADDED = 4096
-
-
-def bincount_pays(x: np.ndarray, source: np.ndarray) -> bool:
-    return (source.size >= _BINCOUNT_MIN_ADDED and 8 * source.size >= x.size
-            and x.dtype.kind == "f")
-
-
-def scatter_add_bincount(x: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray
-                         ) -> np.ndarray:
-    """index_add's sum for a floating ``x``, as one np.bincount over flattened destinations
-    (summed in float64, then cast back to x's dtype). A new array: ``x`` is never written."""
-    n = x.shape[dim]
-    pre = int(np.prod(x.shape[:dim], dtype=np.int64))
-    post = int(np.prod(x.shape[dim + 1:], dtype=np.int64))
-    # destination offset of source element (p, i, q) in x viewed as (pre, n, post)
-    rows = np.arange(pre)[:, None, None] * n + index[None, :, None]
-    flat = (rows * post + np.arange(post)[None, None, :]).ravel()
-    sums = np.bincount(flat, weights=source.ravel(), minlength=x.size)
-    out = sums.reshape(x.shape).astype(x.dtype, copy=False)
-    out += x  # into the array bincount made: one new x-sized array, as with np.add.at
+    else:
+        add_in_rounds(out, dim, index, source)
     return out
+
+
+# --- speed: the same additions in fewer NumPy calls. np.add.at costs ~15 ns per element added
+# when the slices are rows (under 2 for single elements); a fancy-indexed ``out[rows] += s``
+# about 1 ns, but it is exact only when no row repeats. So the entries go in rounds: round r
+# adds every slice's r-th entry, which are distinct slices. Each element of x then receives
+# its additions in np.add.at's order, in x's dtype: the result is np.add.at's bit for bit
+# (float16 saturating at 2048, a -0.0 left alone), and tests/test_adversarial_indexing.py
+# holds it to that. (An earlier np.bincount path summed in float64 and differed.) Measured
+# (benchmarks/index_add_impls.py): rows of 32 float64, 1024 entries, 3x faster than np.add.at.
+_ROUNDS_MIN_ADDED = 4096  # elements of source; below, np.add.at's lower fixed cost wins
+_ROUNDS_MIN_WIDTH = 4     # elements per slice; narrower, np.add.at is fast already
+_ROUND_MIN_ADDED = 2048   # a round adding fewer elements hands the rest to np.add.at
+
+
+def add_in_rounds(out: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray) -> None:
+    """``np.add.at(out, index along dim, source)``, bit for bit, in rounds of distinct slices."""
+    k = index.shape[0]
+    lead = (slice(None),) * dim
+    # rank[i]: how many earlier entries of index name the same slice as entry i
+    order = np.argsort(index, kind="stable")
+    ordered = index[order]
+    run_start = np.empty(k, bool)
+    run_start[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=run_start[1:])
+    starts = np.flatnonzero(run_start)
+    rank = np.empty(k, np.intp)
+    rank[order] = np.arange(k) - np.repeat(starts, np.diff(np.append(starts, k)))
+    by_round = np.argsort(rank, kind="stable")
+    width = source.size // k
+    begin = 0
+    for end in np.cumsum(np.bincount(rank)).tolist():
+        if (end - begin) * width < _ROUND_MIN_ADDED:  # few slices left in a round: the rest
+            rest = np.sort(by_round[begin:])  # in index order, each after its earlier rounds
+            np.add.at(out, lead + (index[rest],), np.take(source, rest, axis=dim))
+            return
+        now = by_round[begin:end]  # no slice twice: one fancy-indexed += is exact
+        out[lead + (index[now],)] += np.take(source, now, axis=dim)
+        begin = end
 
 
 @index_add_p.def_abstract_eval

@@ -179,12 +179,15 @@ class Jitted:
                                                                             outs)
         entry, leaves, closed_over, raw = self._entry(args, kwargs)
         if not closed_over and not kwargs and not self.static_argnums and all(
-                type(a) is np.ndarray for a in args):
+                type(a) is np.ndarray for a in args) and all(
+                a is x for a, x in zip(args, leaves, strict=True)):
+            # (not an argument converted on the way in, big-endian say: its program's
+            # arguments are the converted ones)
             self.fast[tuple([(a.shape, a.dtype) for a in args])] = entry
         if entry.mutated:
             check_writable(repr(self), entry, raw, leaves)
         outs = self.run(entry, [*closed_over, *leaves])
-        return write_back(entry, leaves, outs, repr(self))
+        return write_back(entry, leaves, outs, repr(self), raw)
 
     def run(self, entry: Entry, operands: list[Any]) -> list[Any]:
         """The program on ``operands``: one ``jit`` equation. (A transform's rules make new
@@ -206,6 +209,8 @@ def check_writable(name: str, entry: Entry, raw: list, leaves: list) -> None:
         x = leaves[i]
         if isinstance(x, Tracer):
             continue
+        if type(raw[i]) is np.ndarray:  # the caller's array (x may be its native copy)
+            x = raw[i]
         if raw[i] is not x:  # a Python number or a list, converted: not the caller's array
             raise TypeError(f"{name}: the function updates an argument in place, so it "
                             f"must be a NumPy array; got {type(raw[i]).__name__}")
@@ -214,10 +219,14 @@ def check_writable(name: str, entry: Entry, raw: list, leaves: list) -> None:
                              f"that array is read-only")
 
 
-def write_back(entry: Entry, leaves: list, outs: list, what: str) -> Any:
+def write_back(entry: Entry, leaves: list, outs: list, what: str, raw: list | None = None
+               ) -> Any:
     """Give the caller the updated inputs' final values (into its arrays, or by rebinding its
-    tracers), and return the function's outputs."""
+    tracers), and return the function's outputs. ``raw``: the caller's leaves, if any was
+    converted (a big-endian array becomes a native copy, but the caller's array is written)."""
     n = len(outs) - len(entry.mutated)
+    if raw is not None and entry.mutated:
+        leaves = [r if type(r) is np.ndarray else x for r, x in zip(raw, leaves, strict=True)]
     kept = [leaves[i] for i in entry.mutated if isinstance(leaves[i], np.ndarray)]
     # A result built in an updated input's buffer (x[1] of the updated x, say) would change
     # when the caller next writes x: the caller keeps x, so such a result is copied.
