@@ -16,6 +16,7 @@ from minigrad.core import (
     ShapedArray,
     Tracer,
     Zero,
+    _get_current,
     current_trace,
     eval_trace,
     float0,
@@ -38,7 +39,8 @@ def check_index_values(index: np.ndarray, size: int, op: str, dim: int) -> None:
     negative entry; we never do."""
     if index.ndim == 1 and index.size <= _SMALL_INDEX:  # (index_in_range's first case, inline)
         entries = index.tolist()
-        if not entries or (min(entries) >= 0 and max(entries) < size):
+        entries.sort()  # (then the ends are the extremes: cheaper than min() and max())
+        if not entries or (entries[0] >= 0 and entries[-1] < size):
             return
     if not index_in_range(index, size):  # the same as ((index >= 0) & (index < size)).all()
         bad = index[(index < 0) | (index >= size)].flat[0]
@@ -53,9 +55,10 @@ _SMALL_INDEX = 32
 
 def index_in_range(index: np.ndarray, size: int) -> bool:
     """Whether every entry of the integer ``index`` lies in [0, size)."""
-    if index.size <= _SMALL_INDEX:  # Python's min and max beat a NumPy reduction here
+    if index.size <= _SMALL_INDEX:  # a sorted Python list beats a NumPy reduction here
         entries = index.tolist() if index.ndim == 1 else index.ravel().tolist()
-        return not entries or (min(entries) >= 0 and max(entries) < size)
+        entries.sort()
+        return not entries or (entries[0] >= 0 and entries[-1] < size)
     if index.dtype.kind == "u":
         return bool(index.max() < size)
     # One reduction: viewed as unsigned, a negative entry becomes at least 2**(bits-1), so max()
@@ -150,7 +153,7 @@ def canonical_eagerly(x: Any, dim: Any, index: Any) -> bool:
     them (the index's range is then checked by the impl)."""
     return (type(x) is type(index) is np.ndarray and type(dim) is int and 0 <= dim < x.ndim
             and index.ndim == 1 and index.dtype.kind in "iu" and x.dtype in NATIVE_DTYPES
-            and current_trace() is eval_trace)
+            and _get_current() is eval_trace)  # (a stale context: the slow path, still right)
 
 
 def mask_canonical(x: Any, mask: Any) -> bool:
