@@ -30,7 +30,8 @@ def dtype_name(dtype: np.dtype) -> str:
     """Short dtype name used in jaxpr listings: ``f32``, ``i64``, ``bool``, ``float0``."""
     if dtype == float0:
         return "float0"
-    return _SHORT_NAMES.get(dtype.name, dtype.name)
+    name = _SHORT_NAMES.get(dtype.name, dtype.name)
+    return name if dtype.isnative else f"{name}(byte-swapped)"  # (f64 and >f8 differ)
 
 
 def is_float(dtype: np.dtype) -> bool:

@@ -26,6 +26,7 @@ from minigrad.core import (
     Tracer,
     current_trace,
     get_aval,
+    native,
     new_trace,
 )
 from minigrad.tree import tree_flatten, tree_unflatten
@@ -111,6 +112,7 @@ class ClosedJaxpr:
         if self.in_tree is not None and tree != self.in_tree:
             raise TypeError(f"ClosedJaxpr: arguments must have the traced structure "
                             f"{self.in_tree}; got {tree}")
+        leaves = [native(x) if isinstance(x, np.ndarray) else x for x in leaves]
         outs = eval_jaxpr(self.jaxpr, self.consts, *leaves)
         return tree_unflatten(self.out_tree, outs) if self.out_tree is not None else outs
 

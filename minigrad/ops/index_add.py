@@ -90,7 +90,7 @@ _ROUND_MIN_ADDED = 2048   # a round adding fewer elements hands the rest to np.a
 def add_in_rounds(out: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray) -> None:
     """``np.add.at(out, index along dim, source)``, bit for bit, in rounds of distinct slices."""
     k = index.shape[0]
-    lead = (slice(None),) * dim
+    lead: tuple[Any, ...] = (slice(None),) * dim
     # rank[i]: how many earlier entries of index name the same slice as entry i
     order = np.argsort(index, kind="stable")
     ordered = index[order]
@@ -106,10 +106,11 @@ def add_in_rounds(out: np.ndarray, dim: int, index: np.ndarray, source: np.ndarr
     for end in np.cumsum(np.bincount(rank)).tolist():
         if (end - begin) * width < _ROUND_MIN_ADDED:  # few slices left in a round: the rest
             rest = np.sort(by_round[begin:])  # in index order, each after its earlier rounds
-            np.add.at(out, lead + (index[rest],), np.take(source, rest, axis=dim))
+            np.add.at(out, (*lead, index[rest]), np.take(source, rest, axis=dim))
             return
         now = by_round[begin:end]  # no slice twice: one fancy-indexed += is exact
-        out[lead + (index[now],)] += np.take(source, now, axis=dim)
+        where = (*lead, index[now])
+        out[where] += np.take(source, now, axis=dim)
         begin = end
 
 
