@@ -91,8 +91,8 @@ def index_add_(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any
     if isinstance(x, Tracer):
         return _rebound("index_add_", x, lambda: index_add(x, dim, index, source, alpha))
     _check_target("index_add_", x, (index, source, alpha))
-    (into, index, source), p, _ = index_add_operands(x, dim, index, source, alpha)
-    index_add_into(into, index, source, dim=p["dim"], alpha=p["alpha"], inplace=True)
+    into, index, source, dim, alpha, _ = index_add_operands(x, dim, index, source, alpha)
+    index_add_into(into, index, source, dim=dim, alpha=alpha, inplace=True)
     if into is not x:
         _copy_back(x, into)
     return x
@@ -103,8 +103,8 @@ def index_copy_(x: Any, dim: int, index: Any, source: Any) -> Any:
     if isinstance(x, Tracer):
         return _rebound("index_copy_", x, lambda: index_copy(x, dim, index, source))
     _check_target("index_copy_", x, (index, source))
-    (into, index, source), p, _ = index_copy_operands(x, dim, index, source)
-    index_copy_into(into, index, source, dim=p["dim"], inplace=True)
+    into, index, source, dim, _ = index_copy_operands(x, dim, index, source)
+    index_copy_into(into, index, source, dim=dim, inplace=True)
     if into is not x:
         _copy_back(x, into)
     return x
