@@ -12,7 +12,15 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, float0, get_aval
+from minigrad.core import (
+    Primitive,
+    ShapedArray,
+    UndefPrimal,
+    Zero,
+    float0,
+    get_aval,
+    tangent_dtype,
+)
 from minigrad.ops.structural import (
     bdim_to_front,
     broadcast_in_dim,
@@ -67,7 +75,10 @@ def defjvp(prim: Primitive, *derivs: Callable[..., Any] | None) -> None:
             if deriv is not None and not isinstance(t, Zero):
                 term = deriv(t, *primals, out=out)
                 t_out = term if t_out is None else add(t_out, term)
-        return out, Zero(get_aval(out)) if t_out is None else t_out
+        if t_out is None:  # (an integer output's zero tangent is float0)
+            aval = get_aval(out)
+            return out, Zero(ShapedArray(aval.shape, tangent_dtype(aval.dtype)))
+        return out, t_out
 
     prim.def_jvp(jvp)
 
