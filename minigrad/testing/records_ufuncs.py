@@ -16,6 +16,7 @@ import numpy as np
 
 from minigrad.core import Primitive
 from minigrad.ops import binary as bi
+from minigrad.ops import special_functions as sf
 from minigrad.ops import unary as un
 from minigrad.testing.samples import BOTH, F64, I32, I64, OpRecord, apart, normal, positive
 
@@ -165,6 +166,23 @@ RECORDS: list[OpRecord] = [
     # predicates: bool results, no derivative
     unary(un.is_finite_p, np.isfinite, specials, diff=False, out_dtype=BOOL),
     unary(un.signbit_p, np.signbit, specials, diff=False, out_dtype=BOOL),
+    # special functions, against loops of Python's math module and written-out series
+    unary(sf.erf_p, elementwise_loop(math.erf), lambda rng, s, dt: (
+        2 * rng.standard_normal(s)).astype(dt), (F64,), tol=1e-14),
+    unary(sf.erf_p, elementwise_loop(math.erf), normal, (np.dtype(np.float32),), "f32",
+          tol=1e-6),
+    unary(sf.erfc_p, elementwise_loop(math.erfc), lambda rng, s, dt: (
+        2 * rng.standard_normal(s)).astype(dt), (F64,), tol=1e-14),
+    unary(sf.lgamma_p, elementwise_loop(ref_lgamma), uniform(0.2, 6.0), (F64,), tol=1e-13),
+    unary(sf.lgamma_p, elementwise_loop(ref_lgamma), lambda rng, s, dt: (
+        -rng.integers(0, 4, s) - rng.uniform(0.2, 0.8, s)).astype(dt), (F64,), "negative",
+          tol=1e-13),
+    unary(sf.digamma_p, elementwise_loop(ref_digamma), uniform(0.2, 12.0), (F64,), tol=1e-13),
+    unary(sf.digamma_p, elementwise_loop(ref_digamma), lambda rng, s, dt: (
+        -rng.integers(0, 4, s) - rng.uniform(0.2, 0.8, s)).astype(dt), (F64,), "negative",
+          tol=1e-12),
+    *[unary(sf.polygamma_p, elementwise_loop(ref_polygamma), uniform(0.3, 12.0), (F64,),
+            f"n={n}", tol=1e-12, params={"n": n}) for n in (1, 2)],
     # binary
     OpRecord(bi.min_p, "apart", _apart_make, np.minimum, diff=(0, 1), dtypes=BOTH),
     OpRecord(bi.rem_p, "xy", _ratio_make, np.fmod, diff=(0, 1), dtypes=BOTH),
