@@ -159,7 +159,8 @@ def _exp_minus_square(x: np.ndarray) -> np.ndarray:
     # exp(-x**2) with x**2 split as h**2 + (x - h)(x + h), h = x to 1/16: h**2 is exact, so
     # the rounding of x**2 (relative error x**2 * 2**-53 in the result) is avoided
     h = np.trunc(x * 16) / 16
-    return np.exp(-h * h) * np.exp(-(x - h) * (x + h))  # type: ignore[no-any-return]
+    out = np.exp(-h * h) * np.exp(-(x - h) * (x + h))
+    return np.where(np.isinf(x), 0.0, out)  # (inf - inf in the split)
 
 
 def _erfc_of_positive(x: np.ndarray) -> np.ndarray:
