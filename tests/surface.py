@@ -53,6 +53,7 @@ class Rec:
       differs on purpose (say why in ``note``).
     * ``jax``: compare with JAX's function of the same name (``jax_name`` when it differs).
     * ``edges``: argument tuples at edge points, compared with JAX (values and gradients).
+    * ``jax_grad=False``: compare only values with JAX (it defines no derivative).
     """
 
     name: str
@@ -67,6 +68,7 @@ class Rec:
     ref_dtype: bool = True
     jax: bool = True
     jax_name: str | None = None
+    jax_grad: bool = True
     edges: tuple[tuple, ...] = ()
     tol: float | None = None
     note: str = ""

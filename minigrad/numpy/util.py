@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from minigrad import core
+from minigrad.config import x64_enabled
 from minigrad.core import Tracer, get_aval
 from minigrad.dtypes import canonicalize_dtype, default_float_dtype
 from minigrad.ops import elementwise as ew
@@ -44,9 +45,186 @@ def asarray(x: ArrayLike, dtype: Any = None) -> Any:
     return core.to_eager_array(out if canonical == out.dtype else out.astype(canonical))
 
 
+# --------------------------------------------------------------------------- type promotion
+# NumPy 2's rules (NEP 50), in one place: an operand takes part by its *promotion key*, the dtype
+# of an array, a NumPy scalar or a tracer (strong), or the type of a Python int, float or
+# complex (weak: it adopts the other operands' dtype, so a float32 array times 2.0 stays
+# float32). The key of a weakly typed tracer (a Python scalar that entered a transform) is to be
+# its kind's Python type too: ``promotion_key`` is the one function to teach that.
+
+_BOOL = np.dtype(np.bool_)
+_WEAK_PROBE = {int: 0, float: 0.0, complex: 0j}  # any value of the type: NEP 50 ignores it
+PromotionKey = Any  # np.dtype, or one of the types int, float, complex
+
+
+def promotion_key(x: ArrayLike) -> PromotionKey:
+    """How ``x`` takes part in type promotion: its dtype, or (a Python scalar) its type."""
+    t = type(x)
+    if t is float or t is int or t is complex:
+        return t
+    if t is bool:
+        return _BOOL  # a Python bool is as strong as a bool array: bool is the lowest kind
+    if isinstance(x, Tracer):
+        return x.aval.dtype
+    dtype = getattr(x, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return dtype
+    if isinstance(x, (int, float, complex)):  # subclasses (an IntEnum ...): weak, as NumPy
+        return _BOOL if isinstance(x, bool) else next(k for k in _WEAK_PROBE if isinstance(x, k))
+    return asarray(x).dtype
+
+
+def _canonical_key(key: PromotionKey) -> PromotionKey:
+    return canonicalize_dtype(key) if isinstance(key, np.dtype) else key
+
+
+def _describe(keys: Sequence[PromotionKey]) -> str:
+    return " and ".join(f"{k.name}" if isinstance(k, np.dtype) else f"a Python {k.__name__}"
+                        for k in keys)
+
+
+# (keys..., x64) -> the promoted dtype
+_RESULT: dict[tuple, np.dtype] = {}
+
+
 def result_dtype(*xs: ArrayLike) -> np.dtype:
-    # Python scalars are "weak" under NumPy 2: they adopt the arrays' dtype.
-    return canonicalize_dtype(np.result_type(*[x.dtype if is_array(x) else x for x in xs]))
+    """NumPy 2's ``result_type`` of the operands, Python scalars weak, canonicalized."""
+    keys = tuple(promotion_key(x) for x in xs)
+    return result_dtype_of_keys(keys)
+
+
+def result_dtype_of_keys(keys: tuple) -> np.dtype:
+    cache_key = (*keys, x64_enabled())
+    found = _RESULT.get(cache_key)
+    if found is None:
+        probes = [_canonical_key(k) if isinstance(k, np.dtype) else _WEAK_PROBE[k] for k in keys]
+        try:
+            found = canonicalize_dtype(np.result_type(*probes))
+        except TypeError:
+            raise TypeError(f"no common dtype for {_describe(keys)}") from None
+        _RESULT[cache_key] = found
+    return found
+
+
+class Resolved:
+    """How NumPy computes a ufunc for given promotion keys: the operand dtypes and the output
+    dtypes, canonical (x64 off: 32-bit); ``unchanged[i]``: operand i already has its dtype."""
+
+    __slots__ = ("inputs", "outputs", "unchanged")
+
+    def __init__(self, inputs: tuple[np.dtype, ...], outputs: tuple[np.dtype, ...],
+                 keys: tuple):
+        self.inputs = inputs
+        self.outputs = outputs
+        self.unchanged = tuple(k is d or k == d for k, d in zip(keys, inputs, strict=True))
+
+    @property
+    def out(self) -> np.dtype:
+        return self.outputs[0]
+
+
+# (ufunc, keys..., x64) -> Resolved
+_RESOLVED: dict[tuple, Resolved] = {}
+
+
+def resolve_ufunc(ufunc: np.ufunc, name: str, *keys: PromotionKey) -> Resolved:
+    """The dtypes NumPy 2 computes ``ufunc`` in for operands with these promotion keys (its
+    loop for the promoted operands: ``sqrt`` of int8 is float16, ``divide`` of int8 float64,
+    ``equal`` of float16 and int8 compares in float16); a clear error naming ``name`` when
+    NumPy has no loop (``subtract`` of bools, ``bitwise_and`` of floats)."""
+    cache_key = (ufunc, *keys, x64_enabled())
+    found = _RESOLVED.get(cache_key)
+    if found is None:
+        found = _RESOLVED[cache_key] = _resolve(ufunc, name, keys)
+    return found
+
+
+def _resolve(ufunc: np.ufunc, name: str, keys: tuple) -> Resolved:
+    canonical = tuple(_canonical_key(k) for k in keys)  # x64 off: 64-bit arrays enter as 32
+    try:
+        dtypes = ufunc.resolve_dtypes((*canonical, *[None] * ufunc.nout))
+    except TypeError as e:
+        raise TypeError(f"{name}: not supported for operands of {_describe(keys)} "
+                        f"({str(e).rstrip('.')})") from None
+    dtypes = tuple(canonicalize_dtype(d) for d in dtypes)
+    return Resolved(dtypes[:ufunc.nin], dtypes[ufunc.nin:], keys)
+
+
+def convert(x: ArrayLike, dtype: np.dtype, name: str) -> Any:
+    """``x`` as an operand of ``dtype``: a Python scalar as a 0-d array (NumPy 2's
+    OverflowError, naming ``name``, for an integer that does not fit), an array or tracer
+    converted if its dtype differs."""
+    t = type(x)
+    if t is float or t is int or t is bool or t is complex:
+        try:
+            return np.asarray(x, dtype)
+        except OverflowError:
+            raise OverflowError(f"{name}: the Python integer {x} is out of bounds for "
+                                f"{dtype.name}") from None
+    x = asarray(x)
+    return x if get_aval(x).dtype == dtype else ew.convert_element_type(x, dtype)
+
+
+def broadcast_operands(name: str, xs: list[Any]) -> list[Any]:
+    """Operands of one shape for an elementwise primitive. Eagerly (the eval trace runs the
+    impls) NumPy's ufuncs broadcast by themselves: only the shapes are checked. Under a
+    transform the primitives' rules need equal shapes: the operands are broadcast."""
+    shapes = [x.shape if type(x) is np.ndarray else get_aval(x).shape for x in xs]
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return xs
+    shape = check_broadcast(name, *shapes)
+    if core._get_current() is core.eval_trace:
+        return xs
+    return [x if s == shape else st.broadcast_to(x, shape)
+            for x, s in zip(xs, shapes, strict=True)]
+
+
+def broadcast_all(name: str, *xs: Any) -> list[Any]:
+    """Operands broadcast to one shape, eagerly too (for composites whose pieces index or
+    differentiate them together, such as a ``custom_jvp``)."""
+    shapes = [get_aval(x).shape for x in xs]
+    if all(s == shapes[0] for s in shapes):
+        return list(xs)
+    shape = check_broadcast(name, *shapes)
+    return [x if s == shape else st.broadcast_to(x, shape)
+            for x, s in zip(xs, shapes, strict=True)]
+
+
+def ufunc_operands(ufunc: np.ufunc, name: str, *xs: ArrayLike) -> tuple[list[Any], Resolved]:
+    """The operands of ``ufunc`` (promoted, converted, broadcast) and NumPy's dtypes for it."""
+    resolved = resolve_ufunc(ufunc, name, *[promotion_key(x) for x in xs])
+    ops = [convert(x, d, name) for x, d in zip(xs, resolved.inputs, strict=True)]
+    return broadcast_operands(name, ops), resolved
+
+
+def unary_operand(ufunc: np.ufunc, name: str, x: ArrayLike) -> Any:
+    """``x`` as ``ufunc``'s operand, in the dtype NumPy computes it in."""
+    if type(x) is core.eager_array_type or type(x) is np.ndarray:  # the common case, fast
+        found = _RESOLVED.get((ufunc, x.dtype, x64_enabled()))
+        if found is not None and found.unchanged[0]:
+            return x
+    resolved = resolve_ufunc(ufunc, name, promotion_key(x))
+    return convert(x, resolved.inputs[0], name)
+
+
+def binary_operands(ufunc: np.ufunc, name: str, x: ArrayLike, y: ArrayLike
+                    ) -> tuple[Any, Any]:
+    """``x`` and ``y`` as ``ufunc``'s operands: promoted as NumPy 2 does and broadcast."""
+    tx = type(x)
+    if tx is core.eager_array_type or tx is np.ndarray:  # the common cases, fast
+        ty = type(y)
+        if ty is core.eager_array_type or ty is np.ndarray:
+            if x.shape == y.shape:  # type: ignore[union-attr]
+                found = _RESOLVED.get((ufunc, x.dtype, y.dtype, x64_enabled()))  # type: ignore[union-attr]
+                if found is not None and found.unchanged[0] and found.unchanged[1]:
+                    return x, y
+        elif (ty is float or ty is int) and core._get_current() is core.eval_trace:
+            found = _RESOLVED.get((ufunc, x.dtype, ty, x64_enabled()))  # type: ignore[union-attr]
+            if found is not None and found.unchanged[0]:
+                return x, convert(y, found.inputs[1], name)
+    (x, y), _ = ufunc_operands(ufunc, name, x, y)
+    return x, y
 
 
 def dtype_arg(dtype: Any, fn: str, default: np.dtype | None = None) -> np.dtype:
@@ -74,17 +252,10 @@ def check_broadcast(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 def promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcast"
             ) -> list[Any]:
-    """Convert to one dtype and broadcast to one shape, NumPy's way."""
+    """Convert to one dtype (NumPy 2's promotion unless ``dtype`` is given) and broadcast to
+    one shape."""
     dtype = result_dtype(*xs) if dtype is None else dtype
-    arrays = [asarray(x, dtype) if not is_array(x) else ew.convert_element_type(x, dtype)
-              for x in xs]
-    shapes = [get_aval(a).shape for a in arrays]
-    if all(s == shapes[0] for s in shapes):  # nothing to broadcast: the common case
-        return arrays
-    shape = check_broadcast(name, *shapes)
-    # (the shapes are checked: straight to the structural op)
-    return [a if s == shape else st.broadcast_to(a, shape)
-            for a, s in zip(arrays, shapes, strict=True)]
+    return broadcast_all(name, *[convert(x, dtype, name) for x in xs])
 
 
 def float_dtype(*xs: ArrayLike) -> np.dtype:
