@@ -156,7 +156,7 @@ def _scale_by_power_of_two(x: Any, n: Any) -> Any:
     """``x * 2**n`` for an integer array ``n``, in three exact steps of at most the dtype's
     largest exponent each (one 2**n overflows long before x * 2**n does)."""
     info = np.finfo(get_aval(x).dtype)
-    step = info.maxexp - 1
+    step = info.maxexp - 2  # (exp2 of the largest exponent is not exact in float32)
     n = ew.maximum(ew.full_like(n, -3 * step), bi.minimum(ew.full_like(n, 3 * step), n))
     for _ in range(3):
         part = ew.maximum(ew.full_like(n, -step), bi.minimum(ew.full_like(n, step), n))

@@ -248,26 +248,37 @@ def _nonneg_inf_to_zero(x: Any) -> Any:
     return ew.select(ew.eq(x, _const(x, math.inf)), _const(x, 0), x)
 
 
-def _logaddexp_value(x: Any, y: Any) -> Any:
-    # max + log1p(exp(-|x - y|)); where x - y is NaN (equal infinities, or a NaN) x + y
-    delta = ew.sub(x, y)
-    soft = ew.add(ew.maximum(x, y), un.log1p(ew.exp(ew.neg(un.abs_(delta)))))
-    return ew.select(ew.ne(delta, delta), ew.add(x, y), soft)
+def _log_add(base_e: bool) -> custom_jvp:
+    """log(e**x + e**y) (or log2(2**x + 2**y)) without overflow, with JAX's derivative."""
+    power = ew.exp if base_e else un.exp2
+
+    def value(x: Any, y: Any) -> Any:
+        # max + log1p(b**-|x - y|) (/ ln 2); where x - y is NaN (equal infinities, or a NaN),
+        # x + y
+        delta = ew.sub(x, y)
+        tail = un.log1p(power(ew.neg(un.abs_(delta))))
+        if not base_e:
+            tail = ew.mul(tail, _const(tail, 1 / math.log(2)))  # (as NumPy: times log2(e))
+        return ew.select(ew.ne(delta, delta), ew.add(x, y), ew.add(ew.maximum(x, y), tail))
+
+    fn = custom_jvp(value)
+
+    @fn.defjvp
+    def jvp(primals: tuple, tangents: tuple) -> tuple:
+        # d out = dx b**(x - out) + dy b**(y - out), +inf read as 0 in each exponent: 1 and 1 at
+        # (inf, inf), 1/2 each at a tie, NaN at (-inf, -inf) (JAX's rule)
+        (x, y), (tx, ty) = primals, tangents
+        out = fn(x, y)
+        shifted = _nonneg_inf_to_zero(out)
+        wx = power(ew.sub(_nonneg_inf_to_zero(x), shifted))
+        wy = power(ew.sub(_nonneg_inf_to_zero(y), shifted))
+        return out, ew.add(ew.mul(tx, wx), ew.mul(ty, wy))
+
+    return fn
 
 
-_logaddexp = custom_jvp(_logaddexp_value)
-
-
-@_logaddexp.defjvp
-def _logaddexp_jvp(primals: tuple, tangents: tuple) -> tuple:
-    # d out = dx exp(x - out) + dy exp(y - out), +inf read as 0 in each exponent: 1 and 1 at
-    # (inf, inf), 1/2 each at a tie, NaN at (-inf, -inf) (JAX's rule)
-    (x, y), (tx, ty) = primals, tangents
-    out = _logaddexp(x, y)
-    shifted = _nonneg_inf_to_zero(out)
-    wx = ew.exp(ew.sub(_nonneg_inf_to_zero(x), shifted))
-    wy = ew.exp(ew.sub(_nonneg_inf_to_zero(y), shifted))
-    return out, ew.add(ew.mul(tx, wx), ew.mul(ty, wy))
+_logaddexp = _log_add(base_e=True)
+_logaddexp2 = _log_add(base_e=False)
 
 
 def logaddexp(x1: ArrayLike, x2: ArrayLike, /) -> Any:
@@ -277,11 +288,9 @@ def logaddexp(x1: ArrayLike, x2: ArrayLike, /) -> Any:
 
 
 def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> Any:
-    """``log2(2**x1 + 2**x2)``: logaddexp of the arguments times ln 2, over ln 2."""
+    """``log2(2**x1 + 2**x2)`` without overflow."""
     x, y = util.ufunc_operands(np.logaddexp2, "logaddexp2", x1, x2)[0]
-    x, y = util.broadcast_all("logaddexp2", x, y)
-    ln2 = _const(x, math.log(2))
-    return ew.div(_logaddexp(ew.mul(x, ln2), ew.mul(y, ln2)), ln2)
+    return _logaddexp2(*util.broadcast_all("logaddexp2", x, y))
 
 
 def hypot(x1: ArrayLike, x2: ArrayLike, /) -> Any:
@@ -415,8 +424,8 @@ nextafter = _binary(np.nextafter, bi.nextafter)
 
 
 def spacing(x: ArrayLike, /) -> Any:
-    """The distance from ``x`` to the next float away from zero (negative for negative x):
-    ``nextafter(x, copysign(inf, x)) - x``. Zero derivative."""
+    """The distance from ``x`` to the next float away from zero, negative for x < 0 (-0.0
+    counts as positive, as in NumPy): ``nextafter(x, +-inf) - x``. Zero derivative."""
     x = util.unary_operand(np.spacing, "spacing", x)
-    away = ew.select(un.signbit(x), _const(x, -math.inf), _const(x, math.inf))
+    away = ew.select(ew.lt(x, _const(x, 0)), _const(x, -math.inf), _const(x, math.inf))
     return ew.sub(bi.nextafter(x, away), x)
