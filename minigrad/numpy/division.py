@@ -123,7 +123,7 @@ def power(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """``x1 ** x2``. A concrete integer exponent uses ``integer_pow`` (``x**0`` has derivative
     0 at 0); an integer exponent array keeps the derivative 0 where it is 0 (JAX's guard);
     a float exponent uses ``pow`` (``power(x, 0.0)`` has derivative NaN at 0, as JAX)."""
-    keys = promotion_key(x1), promotion_key(x2)
+    keys = promotion_key(x1, "power"), promotion_key(x2, "power")
     resolved = util.resolve_ufunc(np.power, "power", *keys)
     in_x = resolved.inputs[0]
     exponent = _concrete_integer(x2)

@@ -142,7 +142,7 @@ def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike
 
 
 def _real_only(x: ArrayLike, name: str) -> Any:
-    key = promotion_key(x)
+    key = promotion_key(x, name)
     if key is complex or (isinstance(key, np.dtype) and key.kind == "c"):
         raise TypeError(f"{name}: complex arrays are not supported by minigrad.numpy yet; got "
                         f"{key.name if isinstance(key, np.dtype) else 'a Python complex'}")

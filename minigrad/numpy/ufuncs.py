@@ -94,8 +94,16 @@ def reciprocal(x: ArrayLike, /) -> Any:
 
 # --------------------------------------------------------------------------- rounding, sign
 
-absolute = _unary(np.absolute, un.abs_)
-abs = absolute
+def absolute(x: ArrayLike, /) -> Any:
+    """``|x|`` (``abs'(0) = 1``, as JAX). Complex operands are not supported yet."""
+    x = util.unary_operand(np.absolute, "absolute", x)
+    if get_aval(x).dtype.kind == "c":
+        raise TypeError(f"absolute: complex arrays are not supported by minigrad.numpy yet; "
+                        f"got {get_aval(x).dtype.name}")
+    return un.abs_(x)
+
+
+abs = absolute  # NumPy's name (a builtin's too: this module does not use the builtin)
 fabs = _unary(np.fabs, un.abs_)
 sign = _unary(np.sign, un.sign)  # sign(-0.0) is 0.0 as NumPy (JAX: -0.0)
 floor = _unary(np.floor, un.floor)  # integers pass through, as NumPy 2
@@ -398,7 +406,7 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
         elif isinstance(a, str):
             keys.append(np.dtype(a))
         else:
-            keys.append(promotion_key(a))
+            keys.append(promotion_key(a, "result_type"))
     return util.result_dtype_of_keys(tuple(keys))
 
 

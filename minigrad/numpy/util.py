@@ -57,8 +57,9 @@ _WEAK_PROBE = {int: 0, float: 0.0, complex: 0j}  # any value of the type: NEP 50
 PromotionKey = Any  # np.dtype, or one of the types int, float, complex
 
 
-def promotion_key(x: ArrayLike) -> PromotionKey:
-    """How ``x`` takes part in type promotion: its dtype, or (a Python scalar) its type."""
+def promotion_key(x: ArrayLike, name: str = "") -> PromotionKey:
+    """How ``x`` takes part in type promotion: its dtype, or (a Python scalar) its type.
+    ``name``: the function asking, for the error about an operand that is not an array."""
     t = type(x)
     if t is float or t is int or t is complex:
         return t
@@ -71,7 +72,11 @@ def promotion_key(x: ArrayLike) -> PromotionKey:
         return dtype
     if isinstance(x, (int, float, complex)):  # subclasses (an IntEnum ...): weak, as NumPy
         return _BOOL if isinstance(x, bool) else next(k for k in _WEAK_PROBE if isinstance(x, k))
-    return asarray(x).dtype
+    try:
+        return asarray(x).dtype  # (a list, a tuple ...: strong, as NumPy converts it)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{name or 'minigrad.numpy'}: operands must be arrays or numbers; "
+                        f"got {type(x).__name__} ({e})") from None
 
 
 def _canonical_key(key: PromotionKey) -> PromotionKey:
@@ -193,7 +198,7 @@ def broadcast_all(name: str, *xs: Any) -> list[Any]:
 
 def ufunc_operands(ufunc: np.ufunc, name: str, *xs: ArrayLike) -> tuple[list[Any], Resolved]:
     """The operands of ``ufunc`` (promoted, converted, broadcast) and NumPy's dtypes for it."""
-    resolved = resolve_ufunc(ufunc, name, *[promotion_key(x) for x in xs])
+    resolved = resolve_ufunc(ufunc, name, *[promotion_key(x, name) for x in xs])
     ops = [convert(x, d, name) for x, d in zip(xs, resolved.inputs, strict=True)]
     return broadcast_operands(name, ops), resolved
 
@@ -204,7 +209,7 @@ def unary_operand(ufunc: np.ufunc, name: str, x: ArrayLike) -> Any:
         found = _RESOLVED.get((ufunc, x.dtype, x64_enabled()))
         if found is not None and found.unchanged[0]:
             return x
-    resolved = resolve_ufunc(ufunc, name, promotion_key(x))
+    resolved = resolve_ufunc(ufunc, name, promotion_key(x, name))
     return convert(x, resolved.inputs[0], name)
 
 
