@@ -245,8 +245,7 @@ def test_dtypes_against_jax(jax_module: Any, x64: bool) -> None:
             with mg.enable_x64(x64), jax_module.enable_x64(x64):
                 ours = outcome(getattr(mnp, name), *args)
                 # (eval_shape: JAX's dtype rule without compiling each combination)
-                theirs = outcome(lambda *a: jax_module.eval_shape(getattr(jnp, name), *a),
-                                 *args)
+                theirs = outcome(jax_module.eval_shape, getattr(jnp, name), *args)
             if ours != theirs and jax_divergence(name, args, ours, theirs) is None:
                 unexplained.append((name, [str(getattr(c, "name", c)) for c in case], ours,
                                     theirs))
