@@ -26,7 +26,9 @@ def _const(x: Any, value: float) -> Any:
 
 
 def _truth(x: ArrayLike) -> Any:
-    x = asarray(x)
+    """``x != 0`` (NaN is true, as in NumPy); a bool array as it is."""
+    if not (type(x) is np.ndarray and x.dtype == np.bool_):
+        x = asarray(x)
     return x if get_aval(x).dtype == np.bool_ else ew.ne(x, _const(x, 0))
 
 
@@ -59,7 +61,7 @@ def clip(arr: ArrayLike = None, /, min: ArrayLike = None, max: ArrayLike = None)
         x = ew.maximum(*util.broadcast_operands("clip", [util.convert(min, dtype, "clip"), x]))
     if max is not None:
         x = bi.minimum(*util.broadcast_operands("clip", [util.convert(max, dtype, "clip"), x]))
-    return asarray(x)
+    return x if bounds else util.fresh(x)
 
 
 def _nan_aware(name: str, ufunc: np.ufunc, strict: Any) -> Any:
@@ -107,7 +109,7 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: ArrayLike = 0.0,
     if dtype.kind == "c":
         raise TypeError("nan_to_num: complex arrays are not supported by minigrad.numpy")
     if dtype.kind != "f":
-        return x
+        return util.fresh(x)
     info = np.finfo(dtype)
     values = [nan, info.max if posinf is None else posinf, info.min if neginf is None else neginf]
     nan_c, pos_c, neg_c = (util.convert(v, dtype, "nan_to_num") for v in values)
@@ -150,8 +152,8 @@ def _real_only(x: ArrayLike, name: str) -> Any:
 
 
 def real(val: ArrayLike, /) -> Any:
-    """The real part: a real array itself."""
-    return _real_only(val, "real")
+    """The real part: of a real array, a copy of it."""
+    return util.fresh(_real_only(val, "real"))
 
 
 def imag(val: ArrayLike, /) -> Any:
@@ -161,9 +163,9 @@ def imag(val: ArrayLike, /) -> Any:
 
 
 def conj(x: ArrayLike, /) -> Any:
-    """The complex conjugate: a real array itself (bools become int8, as in NumPy)."""
+    """The complex conjugate: of a real array, a copy of it (bools become int8, as NumPy)."""
     _real_only(x, "conj")
-    return asarray(util.unary_operand(np.conjugate, "conj", x))
+    return util.fresh(util.unary_operand(np.conjugate, "conj", x))
 
 
 conjugate = conj

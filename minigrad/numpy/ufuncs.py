@@ -74,7 +74,7 @@ minimum = _binary(np.minimum, bi.minimum)
 
 def positive(x: ArrayLike, /) -> Any:
     """``+x``: ``x`` itself, as an array (bools: TypeError, as NumPy)."""
-    return asarray(util.unary_operand(np.positive, "positive", x))
+    return util.fresh(util.unary_operand(np.positive, "positive", x))
 
 
 def square(x: ArrayLike, /) -> Any:
@@ -115,7 +115,7 @@ def trunc(x: ArrayLike, /) -> Any:
     """Round toward zero: ``where(x < 0, ceil(x), floor(x))``."""
     x = util.unary_operand(np.trunc, "trunc", x)
     if get_aval(x).dtype.kind in "biu":
-        return asarray(x)
+        return util.fresh(x)
     return ew.select(ew.lt(x, _const(x, 0)), un.ceil(x), un.floor(x))
 
 
@@ -132,7 +132,7 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Any:
     x = asarray(a)
     dtype = get_aval(x).dtype
     if dtype.kind in "iu":
-        return _round_integers(x, int(decimals)) if decimals < 0 else x
+        return _round_integers(x, int(decimals)) if decimals < 0 else util.fresh(x)
     if dtype.kind == "b":  # NumPy rounds bools in float16
         x = ew.convert_element_type(x, canonicalize_dtype(np.float16))
     if decimals == 0:

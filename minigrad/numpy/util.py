@@ -92,6 +92,15 @@ def _describe(keys: Sequence[PromotionKey]) -> str:
 _RESULT: dict[tuple, np.dtype] = {}
 
 
+def fresh(x: ArrayLike) -> Any:
+    """``x`` as a new eager array (a copy), or the tracer itself: what a function that returns
+    its operand unchanged gives back, so that writing into the result never writes into the
+    caller's array (NumPy copies there too)."""
+    if isinstance(x, Tracer):
+        return x
+    return core.to_eager_array(np.array(asarray(x), copy=True))
+
+
 def result_dtype(*xs: ArrayLike) -> np.dtype:
     """NumPy 2's ``result_type`` of the operands, Python scalars weak, canonicalized."""
     keys = tuple(promotion_key(x) for x in xs)
@@ -160,6 +169,8 @@ def convert(x: ArrayLike, dtype: np.dtype, name: str) -> Any:
     OverflowError, naming ``name``, for an integer that does not fit), an array or tracer
     converted if its dtype differs."""
     t = type(x)
+    if t is np.ndarray or t is core.eager_array_type:  # (fast: no conversion to an Array)
+        return x if x.dtype == dtype else ew.convert_element_type(x, dtype)
     if t is float or t is int or t is bool or t is complex:
         try:
             return np.asarray(x, dtype)
@@ -220,9 +231,12 @@ def binary_operands(ufunc: np.ufunc, name: str, x: ArrayLike, y: ArrayLike
     if tx is core.eager_array_type or tx is np.ndarray:  # the common cases, fast
         ty = type(y)
         if ty is core.eager_array_type or ty is np.ndarray:
-            if x.shape == y.shape:  # type: ignore[union-attr]
-                found = _RESOLVED.get((ufunc, x.dtype, y.dtype, x64_enabled()))  # type: ignore[union-attr]
-                if found is not None and found.unchanged[0] and found.unchanged[1]:
+            found = _RESOLVED.get((ufunc, x.dtype, y.dtype, x64_enabled()))  # type: ignore[union-attr]
+            if found is not None and found.unchanged[0] and found.unchanged[1]:
+                if x.shape == y.shape:  # type: ignore[union-attr]
+                    return x, y
+                if core._get_current() is core.eval_trace:  # NumPy broadcasts: only check
+                    check_broadcast(name, x.shape, y.shape)  # type: ignore[union-attr]
                     return x, y
         elif (ty is float or ty is int) and core._get_current() is core.eval_trace:
             found = _RESOLVED.get((ufunc, x.dtype, ty, x64_enabled()))  # type: ignore[union-attr]
@@ -247,12 +261,21 @@ def dtype_arg(dtype: Any, fn: str, default: np.dtype | None = None) -> np.dtype:
 
 def check_broadcast(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     """``np.broadcast_shapes``, with an error naming the function instead of NumPy's."""
+    shape = _broadcast_shape(shapes)
+    if shape is None:
+        raise ValueError(f"{name}: operands must broadcast together (equal sizes or 1 in each "
+                         f"axis, aligned from the right); got shapes "
+                         f"{', '.join(map(str, shapes))}")
+    return shape
+
+
+@functools.lru_cache(maxsize=4096)
+def _broadcast_shape(shapes: tuple[tuple[int, ...], ...]) -> tuple[int, ...] | None:
+    # (cached: np.broadcast_shapes costs microseconds, and programs repeat their shapes)
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        raise ValueError(f"{name}: operands must broadcast together (equal sizes or 1 in each "
-                         f"axis, aligned from the right); got shapes "
-                         f"{', '.join(map(str, shapes))}") from None
+        return None
 
 
 def promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcast"
