@@ -311,3 +311,22 @@ def test_augmented_assignment_on_tracers_rebinds() -> None:
 
     x = np.array([1, 5, -4])
     same(mg.jit(f)(x), ((x + 1) * 2 // 3) << 1)
+
+
+def test_x64_off_gives_jaxs_32_bit_world() -> None:
+    x = np.array([0.5, -1.5, 2.0])  # float64: enters as float32
+    with mg.enable_x64(False):
+        for fn in (mnp.sin, mnp.sqrt, mnp.logaddexp, mnp.floor_divide, mnp.hypot, mnp.sinc,
+                   mnp.arctan2):
+            args = (x,) if fn in (mnp.sin, mnp.sqrt, mnp.sinc) else (x, 2.0)
+            assert fn(*args).dtype == np.float32, fn.__name__
+            assert mg.jit(fn)(*args).dtype == np.float32, fn.__name__
+            args32 = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) else a
+                           for a in args)  # (grad does not narrow a float64 argument yet)
+            g = mg.grad(lambda *a, fn=fn: mnp.sum(fn(*a)))(*args32)
+            assert g.dtype == np.float32, fn.__name__
+        assert mnp.divide(np.array([1, 2]), 2).dtype == np.float32
+        assert mnp.floor_divide(np.array([7, -7]), 2).dtype == np.int32
+        assert mnp.left_shift(np.array([1], np.int64), 40).dtype == np.int32
+        np.testing.assert_array_equal(mnp.left_shift(np.array([1], np.int64), 40), [0])
+        assert mnp.result_type(np.float64, 1) == np.float32

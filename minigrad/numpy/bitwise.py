@@ -60,7 +60,12 @@ bitwise_not = bitwise_invert = invert
 
 
 def bitwise_count(x: ArrayLike, /) -> Any:
-    """The number of one bits of ``|x|`` (NumPy's definition), as uint8."""
+    """The number of one bits of ``|x|`` (NumPy's definition), as uint8.
+
+    >>> import numpy as np, minigrad.numpy as mnp
+    >>> mnp.bitwise_count(np.array([-1, 7]))
+    Array([1, 3], dtype=uint8)
+    """
     x = util.unary_operand(np.bitwise_count, "bitwise_count", x)
     out = util.resolve_ufunc(np.bitwise_count, "bitwise_count", get_aval(x).dtype).out
     magnitude = un.abs_(x) if get_aval(x).dtype.kind == "i" else x

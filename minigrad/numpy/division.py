@@ -72,13 +72,24 @@ def _is_integer(x: Any) -> bool:
 
 def floor_divide(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """``x1 // x2``, rounded toward -inf; integer division by zero gives 0 (NumPy, with its
-    warning), not JAX's -1. Zero derivative."""
+    warning), not JAX's -1. Zero derivative.
+
+    >>> import numpy as np, minigrad.numpy as mnp
+    >>> mnp.floor_divide(np.array([7, -7, 7]), np.array([2, 2, 0]))
+    Array([ 3, -4,  0], dtype=int64)
+    """
     x, y = util.binary_operands(np.floor_divide, "floor_divide", x1, x2)
     return (_divmod_integers if _is_integer(x) else _divmod_floats)(x, y)[0]
 
 
 def remainder(x1: ArrayLike, x2: ArrayLike, /) -> Any:
-    """``x1 % x2`` with the sign of ``x2``; integer ``x % 0`` is 0 as in NumPy."""
+    """``x1 % x2`` with the sign of ``x2``; integer ``x % 0`` is 0 as in NumPy. A zero result
+    keeps C's sign (that of ``x1``), as JAX, so the derivative is 1 there too.
+
+    >>> import numpy as np, minigrad.numpy as mnp
+    >>> mnp.remainder(np.array([-7.0, 7.0, 4.0]), np.array([2.0, -2.0, -2.0]))
+    Array([ 1., -1.,  0.], dtype=float64)
+    """
     x, y = util.binary_operands(np.remainder, "remainder", x1, x2)
     if _is_integer(x):
         return _divmod_integers(x, y)[1]
@@ -122,7 +133,15 @@ def _negative_power_error(exponent: Any) -> ValueError:
 def power(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """``x1 ** x2``. A concrete integer exponent uses ``integer_pow`` (``x**0`` has derivative
     0 at 0); an integer exponent array keeps the derivative 0 where it is 0 (JAX's guard);
-    a float exponent uses ``pow`` (``power(x, 0.0)`` has derivative NaN at 0, as JAX)."""
+    a float exponent uses ``pow`` (``power(x, 0.0)`` has derivative NaN at 0, as JAX).
+
+    >>> import numpy as np, minigrad as mg, minigrad.numpy as mnp
+    >>> float(mg.grad(lambda x: x ** 0)(0.0)), float(mg.grad(lambda x: mnp.power(x, 0.0))(0.0))
+    (0.0, nan)
+    >>> mnp.power(np.array([2, 3]), -1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: power: integers to negative integer powers are not allowed ...
+    """
     keys = promotion_key(x1, "power"), promotion_key(x2, "power")
     resolved = util.resolve_ufunc(np.power, "power", *keys)
     in_x = resolved.inputs[0]

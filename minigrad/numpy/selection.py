@@ -51,7 +51,12 @@ def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /, *,
 def clip(arr: ArrayLike = None, /, min: ArrayLike = None, max: ArrayLike = None) -> Any:
     """``minimum(max, maximum(min, arr))``, either bound optional: at a bound the derivative
     is split half to ``arr`` and half to the bound; ``min > max`` gives ``max`` (as NumPy and
-    JAX). The dtype is NumPy's promotion of the three (Python scalars weak)."""
+    JAX). The dtype is NumPy's promotion of the three (Python scalars weak).
+
+    >>> import minigrad as mg, minigrad.numpy as mnp
+    >>> [float(g) for g in mg.grad(mnp.clip, argnums=(0, 1, 2))(1.0, 1.0, 2.0)]
+    [0.5, 0.5, 0.0]
+    """
     if arr is None:
         raise TypeError("clip: the array argument is required")
     bounds = [b for b in (min, max) if b is not None]

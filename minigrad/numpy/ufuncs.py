@@ -84,7 +84,12 @@ def square(x: ArrayLike, /) -> Any:
 
 def reciprocal(x: ArrayLike, /) -> Any:
     """``1 / x``. For integers this is true division (float64), as in JAX: NumPy's integer
-    reciprocal truncates (1/2 is 0) and its 1/0 is undefined."""
+    reciprocal truncates (1/2 is 0) and its 1/0 is undefined.
+
+    >>> import numpy as np, minigrad.numpy as mnp
+    >>> mnp.reciprocal(np.array([2, -4]))
+    Array([ 0.5 , -0.25], dtype=float64)
+    """
     x = asarray(x)
     if get_aval(x).dtype.kind in "biu":
         return divide(1, x)
@@ -95,7 +100,12 @@ def reciprocal(x: ArrayLike, /) -> Any:
 # --------------------------------------------------------------------------- rounding, sign
 
 def absolute(x: ArrayLike, /) -> Any:
-    """``|x|`` (``abs'(0) = 1``, as JAX). Complex operands are not supported yet."""
+    """``|x|`` (``abs'(0) = 1``, as JAX). Complex operands are not supported yet.
+
+    >>> import minigrad as mg, minigrad.numpy as mnp
+    >>> float(mg.grad(mnp.absolute)(0.0))
+    1.0
+    """
     x = util.unary_operand(np.absolute, "absolute", x)
     if get_aval(x).dtype.kind == "c":
         raise TypeError(f"absolute: complex arrays are not supported by minigrad.numpy yet; "
@@ -290,7 +300,13 @@ _logaddexp2 = _log_add(base_e=False)
 
 
 def logaddexp(x1: ArrayLike, x2: ArrayLike, /) -> Any:
-    """``log(exp(x1) + exp(x2))`` without overflow."""
+    """``log(exp(x1) + exp(x2))`` without overflow; the derivative at a tie is 1/2 each.
+
+    >>> import minigrad as mg, minigrad.numpy as mnp
+    >>> float(mnp.logaddexp(1000.0, 1000.0)), [float(g) for g in mg.grad(
+    ...     mnp.logaddexp, argnums=(0, 1))(0.0, 0.0)]
+    (1000.6931471805599, [0.5, 0.5])
+    """
     x, y = util.ufunc_operands(np.logaddexp, "logaddexp", x1, x2)[0]
     return _logaddexp(*util.broadcast_all("logaddexp", x, y))
 

@@ -190,7 +190,7 @@ def broadcast_operands(name: str, xs: list[Any]) -> list[Any]:
     if all(s == first for s in shapes):
         return xs
     shape = check_broadcast(name, *shapes)
-    if core._get_current() is core.eval_trace:
+    if core.current_trace() is core.eval_trace:
         return xs
     return [x if s == shape else st.broadcast_to(x, shape)
             for x, s in zip(xs, shapes, strict=True)]
@@ -235,10 +235,10 @@ def binary_operands(ufunc: np.ufunc, name: str, x: ArrayLike, y: ArrayLike
             if found is not None and found.unchanged[0] and found.unchanged[1]:
                 if x.shape == y.shape:  # type: ignore[union-attr]
                     return x, y
-                if core._get_current() is core.eval_trace:  # NumPy broadcasts: only check
+                if core.current_trace() is core.eval_trace:  # NumPy broadcasts: only check
                     check_broadcast(name, x.shape, y.shape)  # type: ignore[union-attr]
                     return x, y
-        elif (ty is float or ty is int) and core._get_current() is core.eval_trace:
+        elif (ty is float or ty is int) and core.current_trace() is core.eval_trace:
             found = _RESOLVED.get((ufunc, x.dtype, ty, x64_enabled()))  # type: ignore[union-attr]
             if found is not None and found.unchanged[0]:
                 return x, convert(y, found.inputs[1], name)
