@@ -5,7 +5,7 @@
 * With x64 off every result is the canonical (32-bit) form of that, and the dtypes are compared
   with JAX's (x64 off and on, when JAX is installed): each difference must be one of the
   documented kinds of docs/divergences.md, which ``jax_divergence`` names.
-* Recorded expectations that need no JAX: the cases of reference/numpy_surface.md section 3.
+* Recorded expectations that need no JAX: NumPy 2's answers in the cases where JAX differs.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def test_x64_off_is_numpy_on_the_32_bit_forms(name: str) -> None:
 
 
 def test_recorded_promotions() -> None:
-    """reference/numpy_surface.md section 3, NumPy's column (no JAX needed)."""
+    """NumPy 2's dtypes in the cases where JAX's differ (no JAX needed)."""
     f2, f4, f8 = (np.dtype(t) for t in ("float16", "float32", "float64"))
     cases = [  # (x, y, result dtype of add)
         (np.int16, np.float16, f4), (np.int32, np.float16, f8), (np.int64, np.float16, f8),

@@ -59,11 +59,15 @@ def _divmod_floats(x: Any, y: Any, want_div: bool = True) -> tuple[Any, Any]:
 
 
 def _divmod_integers(x: Any, y: Any) -> tuple[Any, Any]:
-    # C's truncated quotient and remainder, moved down by one where their signs disagree
+    # C's truncated quotient and remainder, moved down by one where their signs disagree; by
+    # zero both are 0, as NumPy's (integer_div gives 0 there; rem gives x, as lax.rem)
+    x, y = util.broadcast_all("divmod", x, y)
+    by_zero = ew.eq(y, _const(y, 0))
     mod = bi.rem(x, y)
-    fix = _sign_fix(x, y, mod)
+    fix = _and(_sign_fix(x, y, mod), ew.ne(y, _const(y, 0)))
     q = bi.integer_div(x, y)
-    return (ew.select(fix, ew.sub(q, _const(q, 1)), q), ew.select(fix, ew.add(mod, y), mod))
+    mod = ew.select(by_zero, _const(mod, 0), ew.select(fix, ew.add(mod, y), mod))
+    return ew.select(fix, ew.sub(q, _const(q, 1)), q), mod
 
 
 def _is_integer(x: Any) -> bool:
@@ -100,8 +104,12 @@ mod = remainder
 
 
 def fmod(x1: ArrayLike, x2: ArrayLike, /) -> Any:
-    """C's remainder, with the sign of ``x1``."""
-    return bi.rem(*util.binary_operands(np.fmod, "fmod", x1, x2))
+    """C's remainder, with the sign of ``x1``; integer ``fmod(x, 0)`` is 0, as NumPy."""
+    x, y = util.binary_operands(np.fmod, "fmod", x1, x2)
+    if not _is_integer(x):
+        return bi.rem(x, y)
+    x, y = util.broadcast_all("fmod", x, y)
+    return ew.select(ew.eq(y, _const(y, 0)), _const(x, 0), bi.rem(x, y))
 
 
 def divmod(x1: ArrayLike, x2: ArrayLike, /) -> tuple[Any, Any]:

@@ -3,7 +3,8 @@ and ``nextafter`` (lax's names). Operands have equal shapes and dtypes, as for e
 primitive: ``minigrad.numpy`` promotes and broadcasts first.
 
 NumPy's division family (floor_divide, remainder, fmod, divmod) is built from ``rem``,
-``integer_div`` and the float ``div`` in ``minigrad.numpy``, with NumPy's sign fix-ups.
+``integer_div`` and the float ``div`` in ``minigrad.numpy``, with NumPy's sign fix-ups and its
+zero for an integer division by zero.
 """
 
 from __future__ import annotations
@@ -28,8 +29,18 @@ def _trunc(q: Any) -> Any:
     return mul(sign(q), floor(abs_(q)))
 
 
-# rem(x, y) = x - y * trunc(x / y), C's fmod (the sign of x). d/dx = 1, d/dy = -trunc(x / y)
-rem_p = binary("rem", np.fmod, lambda t, x, y, out: t,
+def _rem_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    # C's remainder, the sign of x; an integer x rem 0 is x, as XLA's (lax.rem's semantics, as
+    # the random branch's rem in ops/elementwise.py: the two are one primitive once merged).
+    # NumPy's 0 is minigrad.numpy's business.
+    if x.dtype.kind in "iu":
+        zero = y == 0
+        return np.where(zero, x, np.fmod(x, np.where(zero, 1, y).astype(y.dtype)))
+    return np.fmod(x, y)  # type: ignore[no-any-return]
+
+
+# rem(x, y) = x - y * trunc(x / y). d/dx = 1, d/dy = -trunc(x / y)
+rem_p = binary("rem", _rem_impl, lambda t, x, y, out: t,
                lambda t, x, y, out: neg(mul(t, _trunc(div(x, y)))))
 
 

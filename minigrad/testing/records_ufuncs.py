@@ -122,6 +122,19 @@ def _ints_make(rng: np.random.Generator, dtype: np.dtype) -> tuple:
     return x, y
 
 
+def _ints_with_zero_make(rng: np.random.Generator, dtype: np.dtype) -> tuple:
+    x, y = _ints_make(rng, dtype)
+    y[0, :2] = 0
+    return x, y
+
+
+def ref_rem_integers(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """C's remainder in Python's integers: |x| mod |y| with x's sign; x for y = 0 (lax.rem)."""
+    out = [a if b == 0 else (abs(a) % abs(b)) * (-1 if a < 0 else 1)
+           for a, b in zip(x.ravel().tolist(), y.ravel().tolist(), strict=True)]
+    return np.array(out, x.dtype).reshape(x.shape)
+
+
 def _pair(draw_x: Draw, draw_y: Draw) -> Callable[[np.random.Generator, np.dtype], tuple]:
     return lambda rng, dt: (draw_x(rng, (3, 4), dt), draw_y(rng, (3, 4), dt))
 
@@ -186,7 +199,7 @@ RECORDS: list[OpRecord] = [
     # binary
     OpRecord(bi.min_p, "apart", _apart_make, np.minimum, diff=(0, 1), dtypes=BOTH),
     OpRecord(bi.rem_p, "xy", _ratio_make, np.fmod, diff=(0, 1), dtypes=BOTH),
-    OpRecord(bi.rem_p, "int", _ints_make, np.fmod, dtypes=(I32, I64)),
+    OpRecord(bi.rem_p, "int", _ints_with_zero_make, ref_rem_integers, dtypes=(I32, I64)),
     OpRecord(bi.integer_div_p, "signs", _ints_make, ref_integer_div, dtypes=(I32, I64)),
     OpRecord(bi.atan2_p, "xy", _pair(normal, normal), np.arctan2, diff=(0, 1), dtypes=BOTH),
     OpRecord(bi.nextafter_p, "xy", _apart_make, np.nextafter, diff=(0, 1), dtypes=BOTH),
