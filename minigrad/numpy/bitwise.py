@@ -21,6 +21,11 @@ from minigrad.ops import bitwise as bw
 from minigrad.ops import elementwise as ew
 from minigrad.ops import unary as un
 
+__all__ = [  # what minigrad.numpy exports from here
+    "bitwise_and", "bitwise_count", "bitwise_invert", "bitwise_left_shift", "bitwise_not",
+    "bitwise_or", "bitwise_right_shift", "bitwise_xor", "invert", "left_shift", "right_shift",
+]
+
 
 def _bits(name: str, ufunc: np.ufunc, prim_fn: Callable[..., Any]) -> Callable[..., Any]:
     def fn(x1: ArrayLike, x2: ArrayLike, /) -> Any:

@@ -21,6 +21,11 @@ from minigrad.ops import binary as bi
 from minigrad.ops import elementwise as ew
 from minigrad.ops import unary as un
 
+__all__ = [  # what minigrad.numpy exports from here
+    "divmod", "float_power", "floor_divide", "fmod", "frexp", "ldexp", "mod", "modf", "pow",
+    "power", "remainder",
+]
+
 
 def _const(x: Any, value: float) -> Any:
     return ew.full_like(x, value)

@@ -20,6 +20,11 @@ from minigrad.ops import binary as bi
 from minigrad.ops import elementwise as ew
 from minigrad.ops import unary as un
 
+__all__ = [  # what minigrad.numpy exports from here
+    "clip", "conj", "conjugate", "copysign", "fmax", "fmin", "heaviside", "imag", "isclose",
+    "nan_to_num", "real", "where",
+]
+
 
 def _const(x: Any, value: float) -> Any:
     return ew.full_like(x, value)
@@ -66,7 +71,7 @@ def clip(arr: ArrayLike = None, /, min: ArrayLike = None, max: ArrayLike = None)
         x = ew.maximum(*util.broadcast_operands("clip", [util.convert(min, dtype, "clip"), x]))
     if max is not None:
         x = bi.minimum(*util.broadcast_operands("clip", [util.convert(max, dtype, "clip"), x]))
-    return x if bounds else util.fresh(x)
+    return x if bounds else util.copy_of(x)
 
 
 def _nan_aware(name: str, ufunc: np.ufunc, strict: Any) -> Any:
@@ -114,7 +119,7 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: ArrayLike = 0.0,
     if dtype.kind == "c":
         raise TypeError("nan_to_num: complex arrays are not supported by minigrad.numpy")
     if dtype.kind != "f":
-        return util.fresh(x)
+        return util.copy_of(x)
     info = np.finfo(dtype)
     values = [nan, info.max if posinf is None else posinf, info.min if neginf is None else neginf]
     nan_c, pos_c, neg_c = (util.convert(v, dtype, "nan_to_num") for v in values)
@@ -158,7 +163,7 @@ def _real_only(x: ArrayLike, name: str) -> Any:
 
 def real(val: ArrayLike, /) -> Any:
     """The real part: of a real array, a copy of it."""
-    return util.fresh(_real_only(val, "real"))
+    return util.copy_of(_real_only(val, "real"))
 
 
 def imag(val: ArrayLike, /) -> Any:
@@ -170,7 +175,7 @@ def imag(val: ArrayLike, /) -> Any:
 def conj(x: ArrayLike, /) -> Any:
     """The complex conjugate: of a real array, a copy of it (bools become int8, as NumPy)."""
     _real_only(x, "conj")
-    return util.fresh(util.unary_operand(np.conjugate, "conj", x))
+    return util.copy_of(util.unary_operand(np.conjugate, "conj", x))
 
 
 conjugate = conj

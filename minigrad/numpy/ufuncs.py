@@ -26,6 +26,19 @@ from minigrad.ops import binary as bi
 from minigrad.ops import elementwise as ew
 from minigrad.ops import unary as un
 
+__all__ = [  # what minigrad.numpy exports from here
+    "abs", "absolute", "acos", "acosh", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
+    "arctan2", "arctanh", "around", "asin", "asinh", "astype", "atan", "atan2", "atanh", "cbrt",
+    "ceil", "cos", "cosh", "deg2rad", "degrees", "divide", "equal", "exp", "exp2", "expm1", "fabs",
+    "fix", "floor", "greater", "greater_equal", "hypot", "isfinite", "isinf", "isnan", "isneginf",
+    "isposinf", "less", "less_equal", "log", "log1p", "log2", "log10", "logaddexp", "logaddexp2",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply",
+    "negative", "nextafter", "not_equal", "positive", "promote_types", "rad2deg", "radians",
+    "reciprocal", "result_type", "rint", "round", "sign", "signbit", "sin", "sinc", "sinh",
+    "spacing", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "trunc",
+]
+
+
 # --------------------------------------------------------------------------- family helpers
 
 
@@ -74,7 +87,7 @@ minimum = _binary(np.minimum, bi.minimum)
 
 def positive(x: ArrayLike, /) -> Any:
     """``+x``: ``x`` itself, as an array (bools: TypeError, as NumPy)."""
-    return util.fresh(util.unary_operand(np.positive, "positive", x))
+    return util.copy_of(util.unary_operand(np.positive, "positive", x))
 
 
 def square(x: ArrayLike, /) -> Any:
@@ -125,7 +138,7 @@ def trunc(x: ArrayLike, /) -> Any:
     """Round toward zero: ``where(x < 0, ceil(x), floor(x))``."""
     x = util.unary_operand(np.trunc, "trunc", x)
     if get_aval(x).dtype.kind in "biu":
-        return util.fresh(x)
+        return util.copy_of(x)
     return ew.select(ew.lt(x, _const(x, 0)), un.ceil(x), un.floor(x))
 
 
@@ -142,7 +155,7 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Any:
     x = asarray(a)
     dtype = get_aval(x).dtype
     if dtype.kind in "iu":
-        return _round_integers(x, int(decimals)) if decimals < 0 else util.fresh(x)
+        return _round_integers(x, int(decimals)) if decimals < 0 else util.copy_of(x)
     if dtype.kind == "b":  # NumPy rounds bools in float16
         x = ew.convert_element_type(x, canonicalize_dtype(np.float16))
     if decimals == 0:

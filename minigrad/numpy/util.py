@@ -92,7 +92,7 @@ def _describe(keys: Sequence[PromotionKey]) -> str:
 _RESULT: dict[tuple, np.dtype] = {}
 
 
-def fresh(x: ArrayLike) -> Any:
+def copy_of(x: ArrayLike) -> Any:
     """``x`` as a new eager array (a copy), or the tracer itself: what a function that returns
     its operand unchanged gives back, so that writing into the result never writes into the
     caller's array (NumPy copies there too)."""
