@@ -300,8 +300,9 @@ def test_every_operator_on_tracers_is_the_function() -> None:
         mg.jit(lambda t: pow(t, 2, 3))(x)
 
 
-def test_augmented_assignment_on_tracers_rebinds() -> None:
-    # (no __iadd__ on tracers: Python falls back to __add__ and rebinds the name)
+def test_augmented_assignment_on_tracers() -> None:
+    # t op= y gives the value of t op y (here through Python's fallback to the operator; the
+    # in-place helper's __iadd__ ... give the same values)
     def f(t):
         t += 1
         t *= 2
