@@ -5,8 +5,32 @@ listing it in ``__all__`` (the list is kept sorted by theme, then by name).
 """
 
 from minigrad.lax.autodiff import stop_gradient
+from minigrad.lax.convolution import (
+    ConvDimensionNumbers,
+    conv,
+    conv_dimension_numbers,
+    conv_general_dilated,
+    conv_general_permutations,
+    conv_general_shape_tuple,
+    conv_shape_tuple,
+    conv_transpose,
+    conv_transpose_shape_tuple,
+    conv_with_general_padding,
+    padtype_to_pads,
+)
+from minigrad.lax.precision import Precision
+from minigrad.lax.windowed import reduce_window, reduce_window_shape_tuple
 
 __all__ = [
     # autodiff
     "stop_gradient",
+    # convolutions
+    "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
+    "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",
+    "conv_transpose", "conv_transpose_shape_tuple", "conv_with_general_padding",
+    "padtype_to_pads",
+    # precision
+    "Precision",
+    # windowed reductions
+    "reduce_window", "reduce_window_shape_tuple",
 ]

@@ -67,13 +67,14 @@ def _conv_impl(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Shape,
                batch_group_count: int, precision: Any, preferred_element_type: Any
                ) -> np.ndarray:
     lhs_spec, rhs_spec, out_spec = dimension_numbers
-    dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
-    x = lhs.transpose(lhs_spec).astype(dtype, copy=False)
-    w = rhs.transpose(rhs_spec).astype(dtype, copy=False)
+    dtype = lhs.dtype if preferred_element_type is None else np.dtype(preferred_element_type)
+    work = np.dtype(np.int64) if dtype == np.bool_ else dtype  # bool: is any product true
+    x = lhs.transpose(lhs_spec).astype(work, copy=False)
+    w = rhs.transpose(rhs_spec).astype(work, copy=False)
     xp = dilate_pad(x, (1, 1, *lhs_dilation), ((0, 0), (0, 0), *padding), 0)
     out = conv_canonical(xp, w, window_strides, rhs_dilation, feature_group_count,
                          batch_group_count)
-    return out.transpose(np.argsort(out_spec))
+    return (out != 0 if dtype == np.bool_ else out).transpose(np.argsort(out_spec))
 
 
 def conv_canonical(xp: np.ndarray, w: np.ndarray, strides: Sequence[int],
