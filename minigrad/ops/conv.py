@@ -24,7 +24,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval
+from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, get_aval, tangent_dtype
 from minigrad.ops.elementwise import add_tangents, convert_element_type
 from minigrad.ops.rev import rev
 from minigrad.ops.structural import full, moveaxis, reshape, transpose
@@ -159,7 +159,7 @@ def conv_shift(xp: np.ndarray, w: np.ndarray, strides: Sequence[int],
         (zs[0], zs[1], *[a * st for a, st in zip(s_axes, strides, strict=True)], zs[2 + nd],
          *[a * d + b for a, d, b in zip(s_axes, rhs_dilation, k_axes, strict=True)]),
         writeable=False)
-    out = view.sum(axis=tuple(range(3 + nd, 3 + 2 * nd)))  # (G, Nb, Y..., Og)
+    out = view.sum(axis=tuple(range(3 + nd, 3 + 2 * nd)), dtype=z.dtype)  # (G, Nb, Y..., Og)
     return _ungrouped(out, nd)
 
 
@@ -243,7 +243,8 @@ def _conv_jvp(primals: tuple, tangents: tuple, **params: Any) -> tuple:
     # out_dot = conv(lhs_dot, rhs) + conv(lhs, rhs_dot)
     (lhs, rhs), (lhs_dot, rhs_dot) = primals, tangents
     out = conv_general_dilated(lhs, rhs, **params)
-    t_out: Any = Zero(get_aval(out))
+    aval = get_aval(out)
+    t_out: Any = Zero(ShapedArray(aval.shape, tangent_dtype(aval.dtype)))  # float0 for ints
     if not isinstance(lhs_dot, Zero):
         t_out = add_tangents(t_out, conv_general_dilated(lhs_dot, rhs, **params))
     if not isinstance(rhs_dot, Zero):
