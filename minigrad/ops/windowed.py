@@ -10,6 +10,12 @@ win. Output length: ``max(0, (padded - dilated_window) // stride + 1)``.
 
 The impls read every window at once through a strided view (``window_view``): no loop over
 output positions. ``window_view`` and ``dilate_pad`` are shared with ``ops/conv.py``.
+
+Which element max/min differentiates through (``_chosen``): XLA's select-and-scatter scan, the
+pick JAX's gradient of a max (min) pool uses; gather and scatter share it, so each is exactly
+the other's transpose. JAX's forward-mode tangent uses another pick (a pairwise reduce over
+the real elements from an (identity, 0) start): it differs where a window holds a NaN or only
+elements equal to the identity (-inf for max), e.g. JAX's tangent there is 0.
 """
 
 from __future__ import annotations
@@ -264,16 +270,29 @@ def select_and_gather_add(t: Any, x: Any, *, select: str, **params: Any) -> Any:
 def _chosen(x: np.ndarray, select: str, window_dimensions: Shape, window_strides: Shape,
             padding: Pads, base_dilation: Shape, window_dilation: Shape
             ) -> tuple[np.ndarray, Shape]:
-    """For each window of ``x``: the flat offset, within the window, of its first maximal
-    (minimal) element; and the output shape."""
+    """For each window of ``x``: the flat offset, within the window, of the element XLA's
+    select-and-scatter picks (scanning the window in row-major order, pads and holes
+    included, the pick moves to the next element unless ``picked >= next`` (``<=`` for min));
+    and the output shape. Without NaNs that is the first maximal (minimal) element; a NaN
+    is passed over by the next element, so the pick is the last element if it is NaN, else
+    the first maximal (minimal) element after the last NaN."""
     view = window_view(dilate_pad(x, base_dilation, padding, identity(select, x.dtype)),
                        window_dimensions, window_strides, window_dilation)
     out_shape = view.shape[:x.ndim]
-    flat = view.reshape((*out_shape, int(np.prod(window_dimensions))))
+    size = int(np.prod(window_dimensions))
+    flat = view.reshape((*out_shape, size))
     if flat.size == 0:
         return np.zeros(out_shape, np.intp), out_shape
     pick = np.argmax if select == "max" else np.argmin  # (both give the first of equals)
-    return pick(flat, axis=-1), out_shape
+    if flat.dtype.kind not in "fc" or not np.isnan(flat).any():
+        return pick(flat, axis=-1), out_shape
+    nan = np.isnan(flat)
+    last_nan = np.where(nan.any(axis=-1), size - 1 - np.argmax(nan[..., ::-1], axis=-1), -1)
+    after = np.arange(size) > last_nan[..., None]  # the candidates: after the last NaN
+    fill = identity(select, flat.dtype)
+    best = (np.max if select == "max" else np.min)(np.where(after, flat, fill), axis=-1)
+    first_best = np.argmax(after & (flat == best[..., None]), axis=-1)
+    return np.where(last_nan == size - 1, size - 1, first_best), out_shape
 
 
 @select_and_gather_add_p.def_impl

@@ -71,14 +71,15 @@ def _ref_reduce(combine: Callable[[Any, Any], Any], init: float) -> Callable[...
 
 def _chosen(x: np.ndarray, select: str, element: Callable, o: tuple, window: tuple
             ) -> tuple | None:
-    """The operand index a window's first maximal (minimal) element is at; None for a pad or
-    a hole (they hold -inf / +inf, so they win only when nothing real beats them)."""
-    better = operator.gt if select == "max" else operator.lt
+    """The operand index XLA's select-and-scatter picks in a window, None for a pad or a hole
+    (they hold -inf / +inf): scanning in row-major order, the pick moves on unless
+    ``picked >= next`` (``<=`` for min). Without NaNs: the first maximal (minimal) element."""
+    keep = operator.ge if select == "max" else operator.le
     best_value, best_at = None, None
     for k in np.ndindex(*window):
         at = element(o, k)
         value = x[at] if at is not None else (-np.inf if select == "max" else np.inf)
-        if best_value is None or better(value, best_value):
+        if best_value is None or not keep(best_value, value):
             best_value, best_at = value, at
     return best_at
 
