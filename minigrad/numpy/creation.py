@@ -15,7 +15,14 @@ from minigrad.array import check_device
 from minigrad.core import Tracer, get_aval
 from minigrad.dtypes import default_int_dtype
 from minigrad.numpy.shape import _shape_arg, broadcast_to, moveaxis, reshape
-from minigrad.numpy.util import ArrayLike, canonical_axes, copy_of, dtype_arg, result_dtype
+from minigrad.numpy.util import (
+    ArrayLike,
+    aval_of,
+    canonical_axes,
+    copy_of,
+    dtype_arg,
+    result_dtype,
+)
 from minigrad.numpy.util import asarray as util_asarray
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
@@ -66,7 +73,7 @@ def full(shape: ShapeLike, fill_value: ArrayLike, dtype: Any = None, *, device: 
 
 def _like(fn: str, a: ArrayLike, fill_value: Any, dtype: Any, shape: Any, device: Any) -> Any:
     check_device(device, fn)
-    aval = get_aval(util_asarray(a))
+    aval = aval_of(a)
     return _full(aval.shape if shape is None else shape, fill_value,
                  dtype_arg(dtype, fn, aval.dtype), fn)
 
@@ -155,8 +162,8 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
 def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
              base: ArrayLike = 10.0, dtype: Any = None, axis: int = 0) -> Any:
     """``base ** linspace(start, stop)``."""
+    from minigrad.numpy.division import power
     from minigrad.numpy.dtypes import astype
-    from minigrad.numpy.ufuncs import power
 
     y = linspace(start, stop, num, endpoint, axis=axis)
     out = power(base, y)
@@ -306,6 +313,8 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
         out = util_asarray(object, None if dtype is None else dtype_arg(dtype, "array"))
         if copy and isinstance(out, np.ndarray) and _shares(out, object):
             out = out.copy()
+        elif copy and out is object:  # a tracer: a new value, so that a later in-place
+            out = copy_of(out)        # update of ``object`` does not show through
     while get_aval(out).ndim < ndmin:
         out = reshape(out, (1, *get_aval(out).shape))
     return out

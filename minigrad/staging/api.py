@@ -14,6 +14,7 @@ views of one array, which a program cannot express, raise naming both arguments.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 import struct
@@ -22,6 +23,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
+from minigrad import config
 from minigrad.api_util import (
     Paths,
     as_operands,
@@ -29,14 +31,17 @@ from minigrad.api_util import (
     call_paths,
     check_callable,
     check_unsupported,
+    input_avals,
 )
-from minigrad.core import Tracer, _get_current, eval_trace, get_aval
+from minigrad.config import x64_enabled
+from minigrad.core import Tracer, _get_current, eval_trace
 from minigrad.frozen import released
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from minigrad.rebind import note_number, rebind
 from minigrad.staging.aliasing import aliasing, check_updates
 from minigrad.staging.call import jit_p, trace_program
 from minigrad.staging.executor import Compiled, compiled
+from minigrad.transforms.vmap import axis_env
 from minigrad.tree import LEAF, PyTreeDef, tree_flatten, tree_unflatten
 
 
@@ -171,13 +176,16 @@ class Jitted:
         # (Python numbers among the leaves: x += 1 makes a new number of them, not an update)
         numbers = tuple([i for i, r in enumerate(raw) if type(r) is not np.ndarray
                          and not isinstance(r, (np.ndarray, Tracer))])
+        # A Python scalar's type is weak (so 2.0 and a 0-d float64 array trace apart); the named
+        # axes of the vmaps running are in the key, as collectives read their sizes.
+        avals = input_avals(raw, leaves)
         statics_key = tuple((kind, where, static_key(value)) for kind, where, value in statics)
-        key: Any = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics_key, donate,
-                    numbers)
+        key: Any = (in_tree, tuple(avals), statics_key, donate, numbers, axis_env(),
+                    x64_enabled())  # (the defaults a trace picks depend on the flag)
         entry = self.cache.get(key)
         closed_over: list[Any] = []
         if entry is None:
-            entry, closed_over = self._trace(in_tree, leaves, statics, donate, numbers, None)
+            entry, closed_over = self._trace(in_tree, avals, statics, donate, numbers, None)
             if not closed_over:
                 self.store(key, entry)
         else:
@@ -188,7 +196,7 @@ class Jitted:
                 key = (key, same)
                 special = self.cache.get(key)
                 if special is None:
-                    special, closed_over = self._trace(in_tree, leaves, statics, donate,
+                    special, closed_over = self._trace(in_tree, avals, statics, donate,
                                                        numbers, same)
                     if not closed_over:
                         self.store(key, special)
@@ -199,7 +207,7 @@ class Jitted:
                           Paths(lambda: call_paths(in_tree)), closed_over)
         return entry, leaves, closed_over, raw
 
-    def _trace(self, in_tree: PyTreeDef, leaves: list[Any], statics: tuple,
+    def _trace(self, in_tree: PyTreeDef, avals: list[Any], statics: tuple,
                donate: tuple[int, ...], numbers: tuple[int, ...], same: tuple[int, ...] | None
                ) -> tuple[Entry, list[Any]]:
         """A new trace of the function, and the values of outer transforms it closes over.
@@ -230,7 +238,7 @@ class Jitted:
             return ([as_output(o, repr(self)) for o in out_leaves]
                     + [tracers[i] for i in mutated])
 
-        program = trace_program(flat, [get_aval(x) for x in leaves], repr(self), keep=True)
+        program = trace_program(flat, avals, repr(self), keep=True)
         # Values of outer transforms the function closed over become leading operands; a
         # program that holds them belongs to this call only.
         lifted = [isinstance(c, Tracer) for c in program.consts]
@@ -269,10 +277,15 @@ class Jitted:
             entry.cached = True
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _flags_seen and not _inside_flagged.get():
+            out = _flagged_call(self, args, kwargs)
+            if out is not _NOT_FLAGGED:
+                return out
         # speed: positional arrays and no transform running, the common call, skip the
-        # flattening, the key's tree and the bind (one-primitive function: 14.8 -> 3 us)
+        # flattening, the key's tree and the bind (one-primitive function: 14.8 -> 3 us). A
+        # program traced with 64-bit types on serves only calls with them on (the default).
         if not kwargs and _get_current() is eval_trace and all(
-                type(a) is np.ndarray for a in args):
+                type(a) is np.ndarray for a in args) and x64_enabled():
             key = tuple([(a.shape, a.dtype) for a in args])
             entry = self.fast.get(key)
             if entry is not None and not entry.mutated:
@@ -282,14 +295,17 @@ class Jitted:
                 outs = entry.fn(*args)
                 return outs[0] if entry.out_tree is LEAF else tree_unflatten(entry.out_tree,
                                                                             outs)
-        entry, leaves, closed_over, _ = self._entry(args, kwargs)
+        entry, leaves, closed_over, raw = self._entry(args, kwargs)
+        # (not an argument converted on the way in, big-endian say: its program's arguments
+        # are the converted ones)
         if not closed_over and not kwargs and not self.static_argnums and entry.same is None \
-                and all(type(a) is np.ndarray for a in args):
+                and all(type(a) is np.ndarray for a in args) \
+                and all(a is x for a, x in zip(args, leaves, strict=True)) and x64_enabled():
             with self.lock:
                 if entry.cached:  # (not dropped by another thread meanwhile)
                     self.fast[tuple([(a.shape, a.dtype) for a in args])] = entry
         outs = self.run(entry, [*closed_over, *leaves])
-        return write_back(entry, leaves, outs, repr(self))
+        return write_back(entry, leaves, outs, repr(self), raw)
 
     def run(self, entry: Entry, operands: list[Any]) -> list[Any]:
         """The program on ``operands``: one ``jit`` equation. (A transform's rules make new
@@ -304,10 +320,55 @@ class Jitted:
         return Lowered(compiled(entry.program, entry.donate, self.name), entry.program)
 
 
-def write_back(entry: Entry, leaves: list, outs: list, what: str) -> Any:
+# jax_disable_jit, jax_debug_nans, jax_debug_infs: True once any has been on (globally or for a
+# block); until then a call pays one global read.
+_flags_seen = False
+_NOT_FLAGGED = object()
+_inside_flagged: contextvars.ContextVar[bool] = contextvars.ContextVar("minigrad_jit_flagged",
+                                                                       default=False)
+
+
+@config.on_change
+def _refresh_flags() -> None:
+    global _flags_seen
+    _flags_seen = _flags_seen or any(config.config.read(name) for name in (
+        "jax_disable_jit", "jax_debug_nans", "jax_debug_infs"))
+
+
+def _flagged_call(jitted: Jitted, args: tuple, kwargs: dict) -> Any:
+    """A call with a flag on that changes what jit does. ``jax_disable_jit``: the function
+    runs as it is, op by op. ``jax_debug_nans`` (``_infs``): the program runs, and if a result
+    holds a NaN (an inf) the function runs again op by op, so that the eager check raises
+    naming the first primitive that made one (JAX's behaviour; side effects run twice)."""
+    if config.config.read("jax_disable_jit"):
+        return jitted.fun(*args, **kwargs)
+    nans, infs = config.config.read("jax_debug_nans"), config.config.read("jax_debug_infs")
+    if not (nans or infs):
+        return _NOT_FLAGGED
+    token = _inside_flagged.set(True)
+    try:
+        out = jitted(*args, **kwargs)
+    finally:
+        _inside_flagged.reset(token)
+    bad = [leaf for leaf in tree_flatten(out)[0] if isinstance(leaf, np.ndarray)
+           and leaf.dtype.kind in "fc" and ((nans and np.isnan(leaf).any())
+                                            or (infs and np.isinf(leaf).any()))]
+    if bad and _get_current() is eval_trace:
+        jitted.fun(*args, **kwargs)  # (raises at the first primitive making a NaN or an inf)
+        raise FloatingPointError(f"{jitted!r}: a result holds a "
+                                 f"{'NaN' if nans and np.isnan(bad[0]).any() else 'inf'}, "
+                                 f"but no primitive made one when run op by op")
+    return out
+
+
+def write_back(entry: Entry, leaves: list, outs: list, what: str, raw: list | None = None
+               ) -> Any:
     """Give the caller the updated inputs' final values (into its arrays, or by rebinding its
-    tracers), and return the function's outputs."""
+    tracers), and return the function's outputs. ``raw``: the caller's leaves, if any was
+    converted (a big-endian array becomes a native copy, but the caller's array is written)."""
     n = len(outs) - len(entry.mutated)
+    if raw is not None and entry.mutated:
+        leaves = [r if type(r) is np.ndarray else x for r, x in zip(raw, leaves, strict=True)]
     kept = [leaves[i] for i in entry.mutated if isinstance(leaves[i], np.ndarray)]
     # A result built in an updated input's buffer (x[1] of the updated x, say) would change
     # when the caller next writes x: the caller keeps x, so such a result is copied.
