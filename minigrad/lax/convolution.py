@@ -1,6 +1,6 @@
 """Convolutions of ``jax.lax``: ``conv_general_dilated`` and the functions around it, over the
 ``conv_general_dilated`` primitive (``minigrad/ops/conv.py``; its semantics and rules are
-written out in docs/convolution.md).
+written out in that module: its docstring and a comment above each rule).
 
 These functions turn JAX's arguments (padding strings, dimension-number strings, None for
 defaults, precision names) into the primitive's canonical parameters, and check every argument
@@ -274,7 +274,7 @@ def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int],
                          dimension_numbers: Any = None, feature_group_count: int = 1,
                          batch_group_count: int = 1, precision: Any = None,
                          preferred_element_type: Any = None) -> Any:
-    """JAX's general convolution (docs/convolution.md states it and its rules in full).
+    """JAX's general convolution (minigrad/ops/conv.py states it and its rules in full).
 
     >>> import numpy as np
     >>> x = np.arange(5.0).reshape(1, 1, 5)   # N C W
