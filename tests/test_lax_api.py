@@ -19,9 +19,8 @@ NOT_PARAMETERS = {("scan", "_split_transpose"), ("checkpoint", "static_argnames"
 
 
 def test_the_names() -> None:
-    assert sorted(lax.__all__) == sorted(["checkpoint", "cond", "fori_loop", "map", "remat",
-                                          "scan", "select", "stop_gradient", "switch",
-                                          "while_loop"])
+    assert {"checkpoint", "cond", "fori_loop", "map", "remat", "scan", "select",
+            "stop_gradient", "switch", "while_loop"} <= set(lax.__all__)  # (and convolutions)
     assert mg.checkpoint is lax.checkpoint and mg.remat is lax.remat
 
 

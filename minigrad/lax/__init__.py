@@ -7,16 +7,40 @@ listing it in ``__all__`` (the list is kept sorted by theme, then by name).
 from minigrad.lax import scan_reverse as _scan_reverse  # noqa: F401  (scan's reverse-mode rules)
 from minigrad.lax.autodiff import stop_gradient
 from minigrad.lax.conditionals import cond, switch
+from minigrad.lax.convolution import (
+    ConvDimensionNumbers,
+    conv,
+    conv_dimension_numbers,
+    conv_general_dilated,
+    conv_general_permutations,
+    conv_general_shape_tuple,
+    conv_shape_tuple,
+    conv_transpose,
+    conv_transpose_shape_tuple,
+    conv_with_general_padding,
+    padtype_to_pads,
+)
 from minigrad.lax.elementwise import select
 from minigrad.lax.loops import map, scan
+from minigrad.lax.precision import Precision
 from minigrad.lax.remat import checkpoint, remat
 from minigrad.lax.while_loop import fori_loop, while_loop
+from minigrad.lax.windowed import reduce_window, reduce_window_shape_tuple
 
 __all__ = [
     # autodiff
     "checkpoint", "remat", "stop_gradient",
     # control flow
     "cond", "fori_loop", "map", "scan", "switch", "while_loop",
+    # convolutions
+    "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
+    "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",
+    "conv_transpose", "conv_transpose_shape_tuple", "conv_with_general_padding",
+    "padtype_to_pads",
     # elementwise
     "select",
+    # precision
+    "Precision",
+    # windowed reductions
+    "reduce_window", "reduce_window_shape_tuple",
 ]
