@@ -10,6 +10,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from minigrad import core
+from minigrad.config import x64_enabled
 from minigrad.core import (
     NATIVE_DTYPES,
     ShapedArray,
@@ -20,6 +21,7 @@ from minigrad.core import (
     native,
     scalar_dtype,
 )
+from minigrad.dtypes import canonicalize_dtype
 from minigrad.tree import PyTreeDef, leaf_paths, tree_unflatten
 
 
@@ -42,7 +44,16 @@ def as_operand(x: Any, transform: str, path: str) -> Any:
     if out is None or out.dtype == object:
         raise TypeError(f"{transform}: {path} must be an array or a Python scalar; got "
                         f"{type(x).__name__}")
-    return native(out)  # (a big-endian array becomes a native copy)
+    out = native(out)  # (a big-endian array becomes a native copy)
+    if not x64_enabled():  # JAX's 32-bit world: a 64-bit array enters as its 32-bit twin
+        dtype = canonicalize_dtype(out.dtype)
+        if dtype != out.dtype:
+            out = out.astype(dtype)
+    return out
+
+
+# The dtypes an ndarray may have to enter a transform as it is, with 64-bit types off.
+_NATIVE_32 = NATIVE_DTYPES - {np.dtype(c) for c in ("f8", "i8", "u8", "c16")}
 
 
 class Paths:
@@ -77,7 +88,8 @@ def weak_flags(raw: Sequence[Any]) -> list[bool]:
 def as_operands(xs: Sequence[Any], transform: str, paths: Paths) -> list[Any]:
     """``as_operand`` of each leaf; ndarrays and live tracers, the common case, pass as they
     are without spelling their paths."""
-    return [x if (type(x) is np.ndarray and x.dtype in NATIVE_DTYPES)
+    fine = NATIVE_DTYPES if x64_enabled() else _NATIVE_32
+    return [x if (type(x) is np.ndarray and x.dtype in fine)
             or (isinstance(x, Tracer) and x._trace.valid)
             else as_operand(x, transform, paths[i]) for i, x in enumerate(xs)]
 

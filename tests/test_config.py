@@ -204,3 +204,13 @@ def test_jit_keeps_a_program_per_x64_mode() -> None:
         assert h(np.ones(2)).dtype == np.float32  # (a float64 input enters as float32)
         assert h(np.ones(2, np.float32)).dtype == np.float32
     assert h(np.ones(2)).dtype == np.float64
+
+
+def test_x64_off_narrows_every_transform_s_inputs() -> None:
+    x = np.ones(2)  # float64
+    with mg.enable_x64(False):
+        assert mg.grad(lambda v: mnp.sum(v * v))(x).dtype == np.float32
+        assert mg.vmap(lambda v: v * 2)(x).dtype == np.float32
+        assert mg.jvp(lambda v: v * 2, (x,), (x,))[1].dtype == np.float32
+        assert mg.vmap(lambda v: v + 1)(np.arange(3)).dtype == np.int32
+    assert mg.grad(lambda v: mnp.sum(v * v))(x).dtype == np.float64
