@@ -12,12 +12,16 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.core import Tracer
+from minigrad.numpy import cumulative as _cumulative
+from minigrad.numpy import nanfunctions as _nanfunctions
+from minigrad.numpy import reductions as _reductions
 from minigrad.numpy.contractions import dot, matmul, vdot
 from minigrad.numpy.creation import full_like, ones_like, zeros_like
+from minigrad.numpy.cumulative import cumsum
 from minigrad.numpy.dtypes import astype
 from minigrad.numpy.indexing import getitem, take
 from minigrad.numpy.joining import concatenate, stack
-from minigrad.numpy.reductions import cumsum, max, mean, sum
+from minigrad.numpy.reductions import max, mean, sum
 from minigrad.numpy.shape import (
     broadcast_to,
     expand_dims,
@@ -76,6 +80,10 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.full_like: full_like, np.broadcast_to: broadcast_to, np.shape: lambda x: x.shape,
     np.ndim: lambda x: x.ndim, np.size: lambda x: x.size,
 }
+# the reduction family: NumPy's function of each name (np.sum ... np.nanstd)
+_FUNCTIONS.update({getattr(np, name): getattr(module, name)
+                   for module in (_reductions, _cumulative, _nanfunctions)
+                   for name in module.__all__ if hasattr(np, name)})
 
 
 def _array_ufunc(self: Tracer, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -122,6 +130,10 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "index_add": index_add, "index_copy": index_copy, "index_fill": index_fill,
     "masked_fill": masked_fill, "masked_scatter": masked_scatter,
 }
+# the reduction family's methods (ndarray's names and signatures, as JAX's arrays have them)
+_TRACER_METHODS.update({name: getattr(_reductions, name) for name in (
+    "all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "ptp", "std", "sum", "var")})
+_TRACER_METHODS.update({"cumsum": _cumulative.cumsum, "cumprod": _cumulative.cumprod})
 for _name, _method in _TRACER_METHODS.items():
     setattr(Tracer, _name, _method)
 Tracer.T = property(transpose)  # type: ignore[attr-defined]
