@@ -15,6 +15,9 @@ from minigrad.core import Tracer
 from minigrad.numpy import cumulative as _cumulative
 from minigrad.numpy import nanfunctions as _nanfunctions
 from minigrad.numpy import reductions as _reductions
+from minigrad.numpy import setops as _setops
+from minigrad.numpy import sorting as _sorting
+from minigrad.numpy import statistics as _statistics
 from minigrad.numpy.contractions import dot, matmul, vdot
 from minigrad.numpy.creation import full_like, ones_like, zeros_like
 from minigrad.numpy.cumulative import cumsum
@@ -82,7 +85,8 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
 }
 # the reduction family: NumPy's function of each name (np.sum ... np.nanstd)
 _FUNCTIONS.update({getattr(np, name): getattr(module, name)
-                   for module in (_reductions, _cumulative, _nanfunctions)
+                   for module in (_reductions, _cumulative, _nanfunctions, _sorting,
+                                  _statistics, _setops)
                    for name in module.__all__ if hasattr(np, name)})
 
 
@@ -133,7 +137,9 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
 # the reduction family's methods (ndarray's names and signatures, as JAX's arrays have them)
 _TRACER_METHODS.update({name: getattr(_reductions, name) for name in (
     "all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "ptp", "std", "sum", "var")})
-_TRACER_METHODS.update({"cumsum": _cumulative.cumsum, "cumprod": _cumulative.cumprod})
+_TRACER_METHODS.update({"cumsum": _cumulative.cumsum, "cumprod": _cumulative.cumprod,
+                        "sort": _sorting.sort, "argsort": _sorting.argsort,
+                        "searchsorted": _sorting.searchsorted})
 for _name, _method in _TRACER_METHODS.items():
     setattr(Tracer, _name, _method)
 Tracer.T = property(transpose)  # type: ignore[attr-defined]
