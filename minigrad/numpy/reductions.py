@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.array import Array
 from minigrad.core import Tracer, get_aval
-from minigrad.dtypes import default_int_dtype, default_uint_dtype
+from minigrad.dtypes import default_int_dtype, default_uint_dtype, x64_enabled
 from minigrad.numpy.shape import ravel
 from minigrad.numpy.ufuncs import divide, maximum, minimum, sqrt, subtract
 from minigrad.numpy.util import (
@@ -144,6 +145,26 @@ def _sum_like(a: ArrayLike, axis: Axis, dtype: Any, out: Any, keepdims: Any, ini
     return keep(ew.convert_element_type(total, result), axes, keepdims)
 
 
+# (speed: the common call, a float array reduced with no options, skips the general path's
+# conversions and checks: eagerly 1-2 us instead of ~6 over NumPy's own sum)
+_PLAIN = (np.ndarray, Array)
+_WIDE_FLOATS = frozenset(map(np.dtype, ("float32", "float64", "complex64", "complex128")))
+_ONLY_X64 = frozenset(map(np.dtype, ("float64", "complex128")))
+
+
+def _plain_axes(a: Any, axis: Axis) -> tuple[int, ...] | None:
+    """The axes of a sum-like reduction of ``a`` that needs no conversion, or None."""
+    if type(a) not in _PLAIN or a.dtype not in _WIDE_FLOATS or (
+            a.dtype in _ONLY_X64 and not x64_enabled()):  # (x64 off: to be converted)
+        return None
+    ndim = a.ndim
+    if axis is None:
+        return tuple(range(ndim))
+    if type(axis) is int and ndim and -ndim <= axis < ndim:
+        return (axis % ndim,)
+    return None
+
+
 def sum(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None,
         keepdims: bool = False, initial: ArrayLike | None = None,
         where: ArrayLike | None = None, promote_integers: bool = True) -> Any:
@@ -153,6 +174,11 @@ def sum(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None,
     >>> mnp.sum(np.array([True, True, False]))  # bool sums to the default integer
     Array(2, dtype=int64)
     """
+    if dtype is None and keepdims is False and initial is None and where is None and \
+            out is None:
+        axes = _plain_axes(a, axis)
+        if axes:
+            return st.reduce_sum_p.bind(a, axes=axes)
     return _sum_like(a, axis, dtype, out, keepdims, initial, where, promote_integers, "sum")
 
 
