@@ -28,6 +28,7 @@ from minigrad.numpy.util import (
     asarray,
     canonical_axes,
     check_broadcast,
+    copy_of,
     dtype_arg,
     float_dtype,
     keep,
@@ -142,7 +143,8 @@ def _sum_like(a: ArrayLike, axis: Axis, dtype: Any, out: Any, keepdims: Any, ini
         total = _with_initial(ew.mul, red.reduce_prod(x, axes), initial, compute, fn)
     else:
         total = _with_initial(ew.add, st.reduce_sum(x, axes), initial, compute, fn)
-    return keep(ew.convert_element_type(total, result), axes, keepdims)
+    out = keep(ew.convert_element_type(total, result), axes, keepdims)
+    return out if axes else copy_of(out)  # (reducing over no axes, NumPy still copies)
 
 
 # (speed: the common call, a float array reduced with no options, skips the general path's
@@ -225,7 +227,8 @@ def _extreme(a: ArrayLike, axis: Axis, out: Any, keepdims: Any, initial: Any, wh
         x = masked(x, where, _identity_for(aval.dtype, largest=not is_max), fn)
         total = ew.reduce_max(x, axes) if is_max else red.reduce_min(x, axes)
         total = _with_initial(combine, total, initial, aval.dtype, fn)
-    return keep(total, axes, keepdims)
+    out = keep(total, axes, keepdims)
+    return out if axes else copy_of(out)
 
 
 def max(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,
@@ -281,7 +284,8 @@ def _logical(a: ArrayLike, axis: Axis, out: Any, keepdims: Any, where: Any, fn: 
     x = asarray(a)
     axes = reduction_axes(x, axis, keepdims, fn)
     x = masked(_truth(x), where, is_all, fn)
-    return keep(red.reduce_and(x, axes) if is_all else red.reduce_or(x, axes), axes, keepdims)
+    out = keep(red.reduce_and(x, axes) if is_all else red.reduce_or(x, axes), axes, keepdims)
+    return out if axes else copy_of(out)
 
 
 def all(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False, *,

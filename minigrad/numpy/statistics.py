@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import Tracer, get_aval
-from minigrad.dtypes import default_float_dtype, default_int_dtype
+from minigrad.dtypes import canonicalize_dtype, default_float_dtype, default_int_dtype
 from minigrad.numpy import ufuncs as uf
 from minigrad.numpy.reductions import check_keepdims, refuse_out
 from minigrad.numpy.shape import ravel
-from minigrad.numpy.util import ArrayLike, asarray, canonical_axes, float_dtype, result_dtype
+from minigrad.numpy.util import ArrayLike, asarray, canonical_axes, float_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.ops.index_add import index_add, index_select
@@ -44,6 +44,10 @@ METHODS = ("linear", "midpoint", "averaged_inverted_cdf", *_CONTINUOUS, *_DISCRE
 
 # --------------------------------------------------------------------------- index arithmetic
 # On float arrays (q against the counts n, broadcast): NumPy's definitions of each method.
+
+
+def _promote(a: np.dtype, b: np.dtype) -> np.dtype:
+    return canonicalize_dtype(np.promote_types(a, b))
 
 
 def _as(x: Any, dtype: Any) -> Any:
@@ -176,7 +180,7 @@ def _quantile(a: ArrayLike, q: ArrayLike, axis: Any, out: Any, overwrite_input: 
     aval = get_aval(x)
     axes = canonical_axes(axis, aval.ndim, fn)
     discrete = method in _DISCRETE
-    out_dtype = aval.dtype if discrete else float_dtype(result_dtype(x, q))
+    out_dtype = aval.dtype if discrete else float_dtype(x, q)
     kept = [i for i in range(aval.ndim) if i not in axes]
     rest = [aval.shape[i] for i in kept]
     rows, n = int(np.prod(rest, dtype=np.int64)), int(np.prod([aval.shape[i] for i in axes],
@@ -235,7 +239,7 @@ def _check_q(q: ArrayLike, fn: str, scale: float) -> Any:
         raise TypeError(f"{fn}: q must be real numbers; got dtype {get_aval(qs).dtype}")
     if get_aval(qs).ndim > 1:
         raise ValueError(f"{fn}: q must be a scalar or 1-D; got shape {get_aval(qs).shape}")
-    dtype = result_dtype(get_aval(qs).dtype, default_float_dtype()) \
+    dtype = _promote(get_aval(qs).dtype, default_float_dtype()) \
         if get_aval(qs).dtype.kind == "f" else default_float_dtype()
     qs = _as(qs, dtype)
     if scale != 1.0:
@@ -370,8 +374,8 @@ def histogram_bin_edges(a: ArrayLike, bins: Any = 10, range: Any = None,
         if get_aval(edges).ndim != 1 or get_aval(edges).shape[0] < 2:
             raise ValueError(f"histogram: bins must be a positive int or a 1-D array of at "
                              f"least 2 edges; got {bins!r}")
-        return _as(edges, result_dtype(edges, dtype) if get_aval(edges).dtype.kind == "f"
-                   else dtype)
+        kind = get_aval(edges).dtype
+        return _as(edges, _promote(kind, dtype) if kind.kind == "f" else dtype)
     if bins < 1:
         raise ValueError(f"histogram: bins must be a positive int; got {bins}")
     bins = int(bins)
