@@ -143,6 +143,7 @@ def nanmean(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None
             keepdims: bool = False, where: ArrayLike | None = None) -> Any:
     """mean of the elements that are not NaN; NaN for an all-NaN slice."""
     x = asarray(a)
+    rd.reduction_axes(x, axis, keepdims, "nanmean")  # (its errors name nanmean)
     if not _has_nans(x):
         return rd.mean(x, axis, dtype, out, keepdims, where=where)
     return rd.mean(_replace_nans(x, 0), axis, dtype, out, keepdims,
@@ -153,15 +154,20 @@ def nanvar(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None,
            ddof: int = 0, keepdims: bool = False, where: ArrayLike | None = None,
            mean: ArrayLike | None = None) -> Any:
     """var of the elements that are not NaN, divided by their count minus ``ddof``."""
+    return _nanvar(a, axis, dtype, out, ddof, keepdims, where, mean, "nanvar")
+
+
+def _nanvar(a: ArrayLike, axis: Axis, dtype: Any, out: Any, ddof: Any, keepdims: Any,
+            where: Any, mean: Any, fn: str) -> Any:
     x = asarray(a)
-    if not _has_nans(x):
-        return rd.var(x, axis, dtype, out, ddof, keepdims, where=where, mean=mean)
-    return rd.var(_replace_nans(x, 0), axis, dtype, out, ddof, keepdims,
-                  where=_not_nan(x, where, "nanvar"), mean=mean)
+    rd.reduction_axes(x, axis, keepdims, fn)  # (its errors name fn)
+    if _has_nans(x):
+        x, where = _replace_nans(x, 0), _not_nan(x, where, fn)
+    return rd.variance(x, axis, dtype, out, ddof, keepdims, where, mean, None, fn)
 
 
 def nanstd(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None,
            ddof: int = 0, keepdims: bool = False, where: ArrayLike | None = None,
            mean: ArrayLike | None = None) -> Any:
     """std of the elements that are not NaN."""
-    return ew.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
+    return ew.sqrt(_nanvar(a, axis, dtype, out, ddof, keepdims, where, mean, "nanstd"))

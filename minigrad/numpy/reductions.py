@@ -425,22 +425,28 @@ def var(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None, dd
     >>> mnp.var(np.array([1.0, 2.0]), ddof=2)
     Array(nan, dtype=float64)
     """
-    refuse_out(out, "var")
-    correction = _check_ddof(ddof, correction, "var")
+    return variance(a, axis, dtype, out, ddof, keepdims, where, mean, correction, "var")
+
+
+def variance(a: ArrayLike, axis: Axis, dtype: Any, out: Any, ddof: Any, keepdims: Any,
+             where: Any, mean: Any, correction: Any, fn: str) -> Any:
+    """var, its errors naming ``fn`` (var, std, nanvar, nanstd)."""
+    refuse_out(out, fn)
+    correction = _check_ddof(ddof, correction, fn)
     x = asarray(a)
-    axes = reduction_axes(x, axis, keepdims, "var")
-    result = dtype_arg(dtype, "var") if dtype is not None else float_dtype(x)
+    axes = reduction_axes(x, axis, keepdims, fn)
+    result = dtype_arg(dtype, fn) if dtype is not None else float_dtype(x)
     compute = accumulation_dtype(result)
     x = ew.convert_element_type(x, compute)
     shape = get_aval(x).shape
     if mean is None:
-        center = _mean_kept(x, axes, where)
+        center = _mean_kept(x, axes, where, fn)
     else:
         center = st.broadcast_to(ew.convert_element_type(asarray(mean), compute), shape)
     centered = ew.sub(x, center)
-    squares = masked(ew.mul(centered, centered), where, 0, "var")
+    squares = masked(ew.mul(centered, centered), where, 0, fn)
     total = keep(st.reduce_sum(squares, axes), axes, keepdims)
-    count = _count(shape, axes, keepdims, where, compute, "var")
+    count = _count(shape, axes, keepdims, where, compute, fn)
     if isinstance(count, int):
         divisor = count - correction
         if divisor <= 0:
@@ -456,10 +462,10 @@ def var(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None, dd
     return ew.convert_element_type(out_, result)
 
 
-def _mean_kept(x: Any, axes: tuple[int, ...], where: Any) -> Any:
+def _mean_kept(x: Any, axes: tuple[int, ...], where: Any, fn: str) -> Any:
     """The mean over ``axes`` broadcast back to ``x``'s shape."""
-    total = keep(st.reduce_sum(masked(x, where, 0, "var"), axes), axes, True)
-    count = _count(get_aval(x).shape, axes, True, where, get_aval(x).dtype, "var")
+    total = keep(st.reduce_sum(masked(x, where, 0, fn), axes), axes, True)
+    count = _count(get_aval(x).shape, axes, True, where, get_aval(x).dtype, fn)
     return st.broadcast_to(_divide_by_count(total, count), get_aval(x).shape)
 
 
@@ -468,8 +474,7 @@ def std(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None, dd
         mean: ArrayLike | None = None, correction: int | float | None = None) -> Any:
     """The standard deviation, ``sqrt(var)``; its derivative at a constant input is NaN
     (``sqrt'(0) * 0``), as JAX's."""
-    return sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
-                    correction=correction))
+    return sqrt(variance(a, axis, dtype, out, ddof, keepdims, where, mean, correction, "std"))
 
 
 def average(a: ArrayLike, axis: Axis = None, weights: ArrayLike | None = None,

@@ -234,6 +234,11 @@ def _nan_where_undefined(result: Any, s: Any, n_valid: Any, q_col: Any, skip_nan
 def _check_q(q: ArrayLike, fn: str, scale: float) -> Any:
     """``q`` in the default float (divided by ``scale`` for percentiles), rank 0 or 1; a
     concrete ``q`` must lie in [0, 1]."""
+    if not isinstance(q, Tracer):  # (checked before any bind: under jit a bind is traced)
+        values = np.asarray(q)
+        if values.dtype.kind in "biuf" and not np.all((values >= 0) & (values <= scale)):
+            what = "q (percentiles)" if scale != 1.0 else "q"
+            raise ValueError(f"{fn}: {what} must be in [0, {scale:g}]; got {values!r}")
     qs = asarray(q)
     if get_aval(qs).dtype.kind not in "biuf":
         raise TypeError(f"{fn}: q must be real numbers; got dtype {get_aval(qs).dtype}")
@@ -244,11 +249,6 @@ def _check_q(q: ArrayLike, fn: str, scale: float) -> Any:
     qs = _as(qs, dtype)
     if scale != 1.0:
         qs = uf.divide(qs, scale)
-    if not isinstance(qs, Tracer):
-        values = np.asarray(qs)
-        if not np.all((values >= 0) & (values <= 1)):
-            what = "q / 100 (percentiles in [0, 100])" if scale != 1.0 else "q"
-            raise ValueError(f"{fn}: {what} must be in [0, 1]; got {np.asarray(q)!r}")
     return qs
 
 
