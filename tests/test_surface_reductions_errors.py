@@ -14,6 +14,7 @@ import pytest
 
 import minigrad as mg
 import minigrad.numpy as mnp
+from minigrad.scipy.special import logsumexp
 
 X = np.arange(12.0).reshape(3, 4)
 MASK = np.ones((3, 4), bool)
@@ -138,6 +139,16 @@ ROWS: list[tuple[str, Callable[[Any], Any], type, str]] = [
      "unique: axis 3 is out of range"),
     ("isin method", lambda x: mnp.isin(x, x, method="x"), ValueError,
      "isin: method must be one of"),
+    ("logsumexp keepdims", lambda x: logsumexp(x, keepdims=0), TypeError,
+     "logsumexp: keepdims must be a bool"),
+    ("logsumexp return_sign", lambda x: logsumexp(x, return_sign="yes"), TypeError,
+     "logsumexp: return_sign must be a bool"),
+    ("logsumexp b shape", lambda x: logsumexp(x, b=np.ones(3)), ValueError,
+     r"logsumexp: .*got shapes \(3, 4\), \(3,\)"),
+    ("logsumexp axis", lambda x: logsumexp(x, axis=2), np.exceptions.AxisError,
+     "logsumexp: axis 2 is out of range"),
+    ("logsumexp of complex", lambda x: logsumexp(x.astype(complex)), TypeError,
+     "logsumexp: a must be real"),
     ("union1d negative size", lambda x: mnp.union1d(x, x, size=-1), TypeError,
      "union1d: size must be a non-negative Python int; got -1"),
 ]

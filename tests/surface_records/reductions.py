@@ -146,4 +146,18 @@ RECORDS = [
                                                            "include_initial": True})]],
     Rec("cumulative_sum", normal((5,)), tag="1d"),
     Rec("cumulative_sum", ints(0, 200, (5,)), tag="uint8", dtypes=(U8,), grad=False),
+    # scipy.special.logsumexp: stable for large inputs, -inf rows, +inf, signed weights
+    *[Rec("scipy.special.logsumexp", normal((3, 4)), kwargs=kw, tag=tag,
+          edges=(edge([[1000.0, 1000.0, -5.0, 2.0], [-INF, -INF, -INF, -INF],
+                       [INF, 1.0, 2.0, 3.0]]),))
+      for tag, kw in [("", {}), ("axis1", {"axis": 1}), ("keepdims", {"axis": 0,
+                                                                       "keepdims": True})]],
+    # (b is the third positional argument: axis is drawn as a static argument before it)
+    Rec("scipy.special.logsumexp", lambda rng, dt: (rng.standard_normal((3, 4)).astype(dt), 1,
+                                                    rng.uniform(0.5, 2.0, (3, 4)).astype(dt)),
+        static=(1,), tag="b"),
+    Rec("scipy.special.logsumexp", lambda rng, dt: (rng.standard_normal((3, 4)).astype(dt), 0,
+                                                    rng.uniform(0.5, 2.0, (4,)).astype(dt)
+                                                    * np.array([1, -1, 1, 1], dt)),
+        static=(1,), kwargs={"return_sign": True}, tag="sign", diff=(0,)),
 ]
