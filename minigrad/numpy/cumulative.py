@@ -14,7 +14,7 @@ import numpy as np
 
 from minigrad.core import get_aval
 from minigrad.dtypes import default_int_dtype, default_uint_dtype
-from minigrad.numpy.reductions import refuse_out
+from minigrad.numpy.reductions import plain_axes, refuse_out
 from minigrad.numpy.shape import ravel
 from minigrad.numpy.util import ArrayLike, asarray, canonical_axes, dtype_arg
 from minigrad.ops import cumulative as cu
@@ -55,6 +55,9 @@ def _prepare(a: ArrayLike, axis: Any, dtype: Any, fn: str) -> tuple[Any, int]:
 
 def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None, out: None = None) -> Any:
     """Running sums along ``axis`` (of the flattened array if None)."""
+    axes = plain_axes(a, axis) if dtype is None and out is None else None
+    if axes and len(axes) == 1:  # (the common call: no conversion, nothing to ravel)
+        return st.cumsum_p.bind(a, axis=axes[0], reverse=False)
     refuse_out(out, "cumsum")
     x, ax = _prepare(a, axis, dtype, "cumsum")
     return st.cumsum(x, ax)

@@ -154,7 +154,7 @@ _WIDE_FLOATS = frozenset(map(np.dtype, ("float32", "float64", "complex64", "comp
 _ONLY_X64 = frozenset(map(np.dtype, ("float64", "complex128")))
 
 
-def _plain_axes(a: Any, axis: Axis) -> tuple[int, ...] | None:
+def plain_axes(a: Any, axis: Axis) -> tuple[int, ...] | None:
     """The axes of a sum-like reduction of ``a`` that needs no conversion, or None."""
     if type(a) not in _PLAIN or a.dtype not in _WIDE_FLOATS or (
             a.dtype in _ONLY_X64 and not x64_enabled()):  # (x64 off: to be converted)
@@ -178,7 +178,7 @@ def sum(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None,
     """
     if dtype is None and keepdims is False and initial is None and where is None and \
             out is None:
-        axes = _plain_axes(a, axis)
+        axes = plain_axes(a, axis)
         if axes:
             return st.reduce_sum_p.bind(a, axes=axes)
     return _sum_like(a, axis, dtype, out, keepdims, initial, where, promote_integers, "sum")
@@ -189,6 +189,11 @@ def prod(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None,
          where: ArrayLike | None = None, promote_integers: bool = True) -> Any:
     """Product of the elements over ``axis``; its derivative is exact with zeros (each
     element's is the product of the others, with no division)."""
+    if dtype is None and keepdims is False and initial is None and where is None and \
+            out is None:
+        axes = plain_axes(a, axis)
+        if axes:
+            return red.reduce_prod_p.bind(a, axes=axes)
     return _sum_like(a, axis, dtype, out, keepdims, initial, where, promote_integers, "prod")
 
 
@@ -235,6 +240,10 @@ def max(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = Fals
         initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Any:
     """The largest element over ``axis``; tied maxima share the derivative equally, and a
     NaN propagates."""
+    if keepdims is False and initial is None and where is None and out is None:
+        axes = plain_axes(a, axis)
+        if axes and 0 not in a.shape:
+            return ew.reduce_max_p.bind(a, axes=axes)
     return _extreme(a, axis, out, keepdims, initial, where, "max", True)
 
 
@@ -242,6 +251,10 @@ def min(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = Fals
         initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Any:
     """The smallest element over ``axis``; tied minima share the derivative equally, and a
     NaN propagates."""
+    if keepdims is False and initial is None and where is None and out is None:
+        axes = plain_axes(a, axis)
+        if axes and 0 not in a.shape:
+            return red.reduce_min_p.bind(a, axes=axes)
     return _extreme(a, axis, out, keepdims, initial, where, "min", False)
 
 
@@ -343,6 +356,9 @@ def argmax(a: ArrayLike, axis: int | None = None, out: None = None,
            keepdims: bool | None = None) -> Any:
     """The index of the first maximum (of the flattened array if ``axis`` is None); a NaN
     counts as the maximum. The default integer; no derivative."""
+    axes = plain_axes(a, axis) if out is None and not keepdims else None
+    if axes and len(axes) == 1 and a.size:  # (axis None: only for 1-D, with nothing to ravel)
+        return red.argmax_p.bind(a, axes=axes, index_dtype=default_int_dtype())
     return _arg(a, axis, out, keepdims, "argmax", True)
 
 
@@ -350,6 +366,9 @@ def argmin(a: ArrayLike, axis: int | None = None, out: None = None,
            keepdims: bool | None = None) -> Any:
     """The index of the first minimum (of the flattened array if ``axis`` is None); a NaN
     counts as the minimum. The default integer; no derivative."""
+    axes = plain_axes(a, axis) if out is None and not keepdims else None
+    if axes and len(axes) == 1 and a.size:  # (axis None: only for 1-D, with nothing to ravel)
+        return red.argmin_p.bind(a, axes=axes, index_dtype=default_int_dtype())
     return _arg(a, axis, out, keepdims, "argmin", False)
 
 
@@ -390,6 +409,12 @@ def mean(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None,
          keepdims: bool = False, *, where: ArrayLike | None = None) -> Any:
     """The arithmetic mean over ``axis``; integers give the default float. An empty mean
     (or an all-False ``where``) is NaN, without NumPy's warning."""
+    if dtype is None and keepdims is False and where is None and out is None:
+        axes = plain_axes(a, axis)
+        if axes and a.size:
+            total = st.reduce_sum_p.bind(a, axes=axes)
+            count = np.full(np.shape(total), a.size // total.size, a.dtype)
+            return ew.div_p.bind(total, count)
     refuse_out(out, "mean")
     x = asarray(a)
     axes = reduction_axes(x, axis, keepdims, "mean")
