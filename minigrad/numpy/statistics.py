@@ -293,8 +293,34 @@ def median(a: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bo
     """The median over ``axis``: the middle sorted element, or the mean of the two middle
     ones; each of those gets half the derivative (with ties, the ones the stable sort puts in
     the middle)."""
-    return _quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims, None, "median",
-                     False)
+    x = asarray(a)
+    aval = get_aval(x)
+    if out is not None or aval.dtype.kind not in "biuf" or not isinstance(
+            overwrite_input, (bool, np.bool_)) or not isinstance(keepdims, (bool, np.bool_)):
+        return _quantile(x, 0.5, axis, out, overwrite_input, "midpoint", keepdims, None,
+                         "median", False)  # (for its errors)
+    axes = canonical_axes(axis, aval.ndim, "median")
+    kept = [i for i in range(aval.ndim) if i not in axes]
+    rows = int(np.prod([aval.shape[i] for i in kept], dtype=np.int64))
+    n = int(np.prod([aval.shape[i] for i in axes], dtype=np.int64))
+    if n == 0 or rows == 0:
+        return _quantile(x, 0.5, axis, out, overwrite_input, "midpoint", keepdims, None,
+                         "median", False)
+    # (the general quantile's positions and interpolation reduce, for q = 1/2, to the mean of
+    # the two middle elements of each sorted slice: a dozen binds instead of ~100)
+    dtype = float_dtype(x)
+    (s,) = sort_operands([_as(st.reshape(st.transpose(x, (*kept, *axes)), (rows, n)),
+                              dtype)], 1)  # NaNs last
+    lo, hi = (n - 1) // 2, n // 2
+    middle = st.slice_array(s, (0, lo), (rows, lo + 1))
+    if hi != lo:
+        upper = st.slice_array(s, (0, hi), (rows, hi + 1))
+        middle = ew.mul(ew.add(middle, upper), st.full((rows, 1), 0.5, dtype))
+    last = st.slice_array(s, (0, n - 1), (rows, n))
+    middle = ew.select(ew.ne(last, last), st.full((rows, 1), np.nan, dtype), middle)
+    shape = [1 if i in axes else d for i, d in enumerate(aval.shape)] if keepdims else \
+        [aval.shape[i] for i in kept]
+    return st.reshape(middle, tuple(shape))
 
 
 def nanmedian(a: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
