@@ -137,6 +137,36 @@ def _div_transpose(ct: Any, x: Any, y: Any) -> tuple:
     return (div(ct, y), None)
 
 
+def _rem_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    # C's remainder (the dividend's sign); an integer x rem 0 is x, as in XLA (NumPy: 0)
+    if x.dtype.kind in "iu":
+        zero = y == 0
+        return np.where(zero, x, np.fmod(x, np.where(zero, 1, y).astype(y.dtype)))
+    return np.fmod(x, y)
+
+
+rem_p = binary("rem", _rem_impl, None, None)
+
+
+def rem(x: Any, y: Any) -> Any: return rem_p.bind(x, y)
+
+
+@rem_p.def_jvp
+def _rem_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # out_dot = x_dot - y_dot * trunc(x / y), trunc(q) = q - rem(q, 1); integers: float0
+    x, y = primals
+    tx, ty = tangents
+    out = rem(x, y)
+    aval = get_aval(out)
+    if aval.dtype.kind not in "fc":
+        return out, Zero(ShapedArray(aval.shape, float0))
+    t_out: Any = Zero(aval) if isinstance(tx, Zero) else tx
+    if not isinstance(ty, Zero):
+        q = div(x, y)
+        t_out = add_tangents(t_out, neg(mul(ty, sub(q, rem(q, full_like(q, 1))))))
+    return out, t_out
+
+
 # --------------------------------------------------------------------------- transcendental
 
 
