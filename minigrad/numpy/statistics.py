@@ -20,6 +20,7 @@ import numpy as np
 
 from minigrad.core import Tracer, get_aval
 from minigrad.dtypes import canonicalize_dtype, default_float_dtype, default_int_dtype
+from minigrad.numpy import selection as sel
 from minigrad.numpy import ufuncs as uf
 from minigrad.numpy.reductions import check_keepdims, refuse_out
 from minigrad.numpy.shape import ravel
@@ -89,7 +90,7 @@ def _discrete_index(method: str, n: Any, q: Any) -> Any:
     keep_previous = uf.equal(uf.subtract(v, f), 0.0)
     if method == "closest_observation":
         keep_previous = _logical_and(keep_previous, _is_odd(f))
-    return uf.where(keep_previous, f, uf.add(f, 1.0))
+    return sel.where(keep_previous, f, uf.add(f, 1.0))
 
 
 def _continuous_index(method: str, n: Any, q: Any) -> tuple[Any, Any]:
@@ -107,18 +108,18 @@ def _continuous_index(method: str, n: Any, q: Any) -> tuple[Any, Any]:
             q, 1.0 - alpha - beta))), 1.0)
     gamma = uf.subtract(v, _floor(v))
     if method == "midpoint":
-        gamma = uf.where(uf.equal(gamma, 0.0), 0.0, 0.5)
+        gamma = sel.where(uf.equal(gamma, 0.0), 0.0, 0.5)
     elif method == "averaged_inverted_cdf":
-        gamma = uf.where(uf.equal(gamma, 0.0), 0.5, 1.0)
+        gamma = sel.where(uf.equal(gamma, 0.0), 0.5, 1.0)
     return v, gamma
 
 
 def _logical_and(a: Any, b: Any) -> Any:
-    return uf.where(a, b, False)
+    return sel.where(a, b, False)
 
 
 def _logical_or(a: Any, b: Any) -> Any:
-    return uf.where(a, True, b)
+    return sel.where(a, True, b)
 
 
 def _clip_index(i: Any, n: Any) -> Any:
@@ -136,7 +137,7 @@ def _positions(method: str, n: Any, q: Any) -> tuple[Any, Any, Any | None]:
     previous = _floor(v)
     # beyond either end both neighbours are the end element (NumPy's _get_indexes)
     outside = _logical_or(uf.greater_equal(v, uf.subtract(n, 1.0)), uf.less(v, 0.0))
-    gamma = uf.where(outside, 0.0, gamma)
+    gamma = sel.where(outside, 0.0, gamma)
     return (_clip_index(previous, n), _clip_index(uf.add(previous, 1.0), n), gamma)
 
 
@@ -146,7 +147,7 @@ def _positions(method: str, n: Any, q: Any) -> tuple[Any, Any, Any | None]:
 def _lerp(a: Any, b: Any, t: Any) -> Any:
     """NumPy's interpolation: from a below t = 1/2, from b above (exact at both ends)."""
     d = uf.subtract(b, a)
-    return uf.where(uf.greater_equal(t, 0.5), uf.subtract(b, uf.multiply(d, uf.subtract(1.0, t))),
+    return sel.where(uf.greater_equal(t, 0.5), uf.subtract(b, uf.multiply(d, uf.subtract(1.0, t))),
                     uf.add(a, uf.multiply(d, t)))
 
 
@@ -226,8 +227,8 @@ def _nan_where_undefined(result: Any, s: Any, n_valid: Any, q_col: Any, skip_nan
         last = st.slice_array(s, (0, n - 1), (rows, n))
         undefined = st.broadcast_to(st.reshape(ew.ne(last, last), (1, rows)), shape)
     if isinstance(q_col, Tracer):
-        outside = uf.where(uf.less(q_col, 0.0), True, uf.greater(q_col, 1.0))
-        undefined = uf.where(undefined, True, st.broadcast_to(outside, shape))
+        outside = sel.where(uf.less(q_col, 0.0), True, uf.greater(q_col, 1.0))
+        undefined = sel.where(undefined, True, st.broadcast_to(outside, shape))
     return ew.select(undefined, nan, result)
 
 
@@ -420,7 +421,7 @@ def histogram_bin_edges(a: ArrayLike, bins: Any = 10, range: Any = None,
                 not float(np.asarray(lo)) <= float(np.asarray(hi)):
             raise ValueError(f"histogram: range must have lo <= hi; got {range!r}")
     same = uf.equal(lo, hi)
-    lo, hi = uf.where(same, uf.subtract(lo, 0.5), lo), uf.where(same, uf.add(hi, 0.5), hi)
+    lo, hi = sel.where(same, uf.subtract(lo, 0.5), lo), sel.where(same, uf.add(hi, 0.5), hi)
     steps = st.arange(0, bins + 1, 1, dtype)
     width = uf.divide(uf.subtract(hi, lo), float(bins))
     edges = uf.add(lo, uf.multiply(steps, width))
@@ -441,9 +442,9 @@ def histogram(a: ArrayLike, bins: Any = 10, range: Any = None,
     x = _as(x, get_aval(edges).dtype)
     bin_index = uf.subtract(searchsorted(edges, x, side="right"), 1)
     last = st.slice_array(edges, (nbins,), (nbins + 1,))
-    bin_index = uf.where(uf.equal(x, st.broadcast_to(last, get_aval(x).shape)), nbins - 1,
+    bin_index = sel.where(uf.equal(x, st.broadcast_to(last, get_aval(x).shape)), nbins - 1,
                          bin_index)
-    inside = uf.where(uf.less(bin_index, 0), False, uf.less(bin_index, nbins))
+    inside = sel.where(uf.less(bin_index, 0), False, uf.less(bin_index, nbins))
     if weights is None:
         w = _as(inside, default_int_dtype())
     else:
@@ -451,8 +452,8 @@ def histogram(a: ArrayLike, bins: Any = 10, range: Any = None,
         if get_aval(w).shape != get_aval(x).shape:
             raise ValueError(f"histogram: weights must have a's shape; got "
                              f"{get_aval(w).shape} for {get_aval(x).shape} elements")
-        w = uf.where(inside, w, 0)
-    safe_index = uf.where(inside, bin_index, 0)
+        w = sel.where(inside, w, 0)
+    safe_index = sel.where(inside, bin_index, 0)
     counts = index_add(st.full((nbins,), 0, get_aval(w).dtype), 0, safe_index, w)
     if density:
         widths = uf.subtract(st.slice_array(edges, (1,), (nbins + 1,)),
