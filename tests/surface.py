@@ -51,7 +51,8 @@ class Rec:
     * ``ref``: the NumPy reference; ``"auto"`` finds the function of the same name in NumPy (or
       SciPy), ``None`` means NumPy has none. ``ref_dtype=False`` when NumPy's result dtype
       differs on purpose (say why in ``note``).
-    * ``jax``: compare with JAX's function of the same name (``jax_name`` when it differs).
+    * ``jax``: compare with JAX's function of the same name (``jax_name`` when it differs);
+      ``jax_dtype=False`` when JAX's result dtype differs on purpose (say why in ``note``).
     * ``edges``: argument tuples at edge points, compared with JAX (values and gradients).
     * ``listarg``: the function takes the drawn arrays as one list (``concatenate(arrays)``);
       the checks see a function of the arrays themselves.
@@ -70,6 +71,7 @@ class Rec:
     ref_dtype: bool = True
     jax: bool = True
     jax_name: str | None = None
+    jax_dtype: bool = True
     jax_grad: bool = True
     edges: tuple[tuple, ...] = ()
     tol: float | None = None

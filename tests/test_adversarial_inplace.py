@@ -504,6 +504,15 @@ def _index(m: Any, x: Any, key: Any) -> Any:
     return x[key] if m is np else mnp.getitem(x, key)
 
 
+def _sized(name: str, part: int | None = None) -> Callable[[Any, Any], Any]:
+    """NumPy's ``name(x)``; minigrad's with ``size=x.size`` (x's elements are distinct); of
+    several results, the one at ``part`` (shares_memory takes one array)."""
+    def f(m: Any, x: Any) -> Any:
+        out = getattr(m, name)(x) if m is np else getattr(m, name)(x, size=x.size)
+        return out if part is None else out[part]
+    return f
+
+
 # name -> f(x), written once for NumPy and for minigrad: ``m`` is the module.
 COPY_OR_VIEW: dict[str, Callable[[Any, Any], Any]] = {
     "asarray": lambda m, x: m.asarray(x),
@@ -567,6 +576,20 @@ COPY_OR_VIEW: dict[str, Callable[[Any, Any], Any]] = {
     "vdot": lambda m, x: m.vdot(x, x),
     "zeros_like": lambda m, x: m.zeros_like(x), "ones_like": lambda m, x: m.ones_like(x),
     "full_like": lambda m, x: m.full_like(x, 2.0),
+    # sorting and sets whose surface records compare with JAX only (x's elements are
+    # distinct: size= is what NumPy's result has, so jit can run them)
+    "partition": lambda m, x: m.partition(x, 0),
+    "argpartition": lambda m, x: m.argpartition(x, 0),
+    "unique": _sized("unique"), "unique_values": _sized("unique_values"),
+    "unique_counts": _sized("unique_counts", 0), "unique_inverse": _sized("unique_inverse", 1),
+    "unique_all": _sized("unique_all", 2),
+    "union1d": lambda m, x: m.union1d(x, x) if m is np else m.union1d(x, x, size=x.size),
+    "intersect1d": lambda m, x: m.intersect1d(x, x) if m is np else
+    m.intersect1d(x, x, size=x.size),
+    "setdiff1d": lambda m, x: m.setdiff1d(x, np.array([1.0])) if m is np else
+    m.setdiff1d(x, np.array([1.0]), size=x.size - 1),
+    "setxor1d": lambda m, x: m.setxor1d(x, np.array([0.5])) if m is np else
+    m.setxor1d(x, np.array([0.5]), size=x.size + 1),
 }
 # minigrad.numpy's names that take no array to copy or view (or are not functions)
 NO_ARRAY = {"zeros", "ones", "full", "arange", "empty", "eye", "identity", "tri",

@@ -373,8 +373,9 @@ TRANSFORMS = [
         mg.UnexpectedTracerError, "grad", "escaped"),  # fixed: reported at first use only
     row("tracer-to-numpy", lambda: mg.grad(lambda a: np.asarray(a).sum())(X), TypeError,
         "grad", "NumPy array"),
-    row("tracer-unsupported-numpy-function", lambda: mg.grad(lambda a: np.sort(a).sum())(X),
-        TypeError, "numpy.sort", "not supported"),
+    row("tracer-unsupported-numpy-function",
+        lambda: mg.grad(lambda a: np.convolve(a, a).sum())(X), TypeError, "numpy.convolve",
+        "not supported"),
     row("tracer-float-under-vmap", lambda: mg.vmap(lambda a: float(a.sum()))(X), TypeError,
         "vmap", "float()"),
     row("tracer-broadcast-mismatch", lambda: mg.grad(lambda a: (a + np.ones(5)).sum())(X),

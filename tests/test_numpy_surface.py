@@ -166,7 +166,8 @@ def _compare_with_jax(rec: Rec, args: tuple, dtype: np.dtype, what: str) -> None
     ours = rec.fn()(*args, **rec.kwargs)
     theirs = rec.jax_fn()(*_jax_args(args), **rec.kwargs)
     tol = tolerance(dtype, rec)
-    assert_close(ours, [np.asarray(t) for t in leaves(theirs)], tol, what + " value")
+    assert_close(ours, [np.asarray(t) for t in leaves(theirs)], tol, what + " value",
+                 dtype=rec.jax_dtype)
     if not rec.grad or not rec.jax_grad or dtype != np.dtype(np.float64):
         return
     diff = rec.differentiable(args)

@@ -23,6 +23,24 @@ from minigrad.lax.convolution import (
 from minigrad.lax.elementwise import select
 from minigrad.lax.loops import map, scan
 from minigrad.lax.precision import Precision
+from minigrad.lax.reductions import (
+    argmax,
+    argmin,
+    cumlogsumexp,
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    reduce_and,
+    reduce_max,
+    reduce_min,
+    reduce_or,
+    reduce_prod,
+    reduce_sum,
+    sort,
+    sort_key_val,
+    top_k,
+)
 from minigrad.lax.remat import checkpoint, remat
 from minigrad.lax.while_loop import fori_loop, while_loop
 from minigrad.lax.windowed import reduce_window, reduce_window_shape_tuple
@@ -39,6 +57,10 @@ __all__ = [
     "padtype_to_pads",
     # elementwise
     "select",
+    # reductions, cumulative reductions, sorting
+    "argmax", "argmin", "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "reduce_and",
+    "reduce_max", "reduce_min", "reduce_or", "reduce_prod", "reduce_sum", "sort",
+    "sort_key_val", "top_k",
     # precision
     "Precision",
     # windowed reductions

@@ -17,29 +17,39 @@ from minigrad.numpy import at as _at
 from minigrad.numpy import bitwise as _bitwise
 from minigrad.numpy import contractions as _contractions
 from minigrad.numpy import creation as _creation
+from minigrad.numpy import cumulative as _cumulative
 from minigrad.numpy import division as _division
 from minigrad.numpy import dtypes as _dtypes
 from minigrad.numpy import index_tricks as _index_tricks
 from minigrad.numpy import indexing as _indexing
 from minigrad.numpy import joining as _joining
 from minigrad.numpy import methods as _methods  # noqa: F401  (installs the tracer methods)
+from minigrad.numpy import nanfunctions as _nanfunctions
 from minigrad.numpy import reductions as _reductions
 from minigrad.numpy import selection as _selection
+from minigrad.numpy import setops as _setops
 from minigrad.numpy import shape as _shape
+from minigrad.numpy import sorting as _sorting
+from minigrad.numpy import statistics as _statistics
 from minigrad.numpy import ufuncs as _ufuncs
 from minigrad.numpy.array_api import *  # noqa: F403
 from minigrad.numpy.at import *  # noqa: F403
 from minigrad.numpy.bitwise import *  # noqa: F403
 from minigrad.numpy.contractions import *  # noqa: F403
 from minigrad.numpy.creation import *  # noqa: F403
+from minigrad.numpy.cumulative import *  # noqa: F403
 from minigrad.numpy.division import *  # noqa: F403
 from minigrad.numpy.dtypes import *  # noqa: F403
 from minigrad.numpy.index_tricks import *  # noqa: F403
 from minigrad.numpy.indexing import *  # noqa: F403
 from minigrad.numpy.joining import *  # noqa: F403
+from minigrad.numpy.nanfunctions import *  # noqa: F403
 from minigrad.numpy.reductions import *  # noqa: F403
 from minigrad.numpy.selection import *  # noqa: F403
+from minigrad.numpy.setops import *  # noqa: F403
 from minigrad.numpy.shape import *  # noqa: F403
+from minigrad.numpy.sorting import *  # noqa: F403
+from minigrad.numpy.statistics import *  # noqa: F403
 from minigrad.numpy.ufuncs import *  # noqa: F403
 
 bool = _np.bool_
@@ -48,7 +58,10 @@ _array_module.register_namespace(sys.modules[__name__])  # Array.__array_namespa
 __all__ = sorted({"bool", "ndarray", *_array_api.__all__, *_at.__all__, *_bitwise.__all__,
                   *_contractions.__all__, *_creation.__all__, *_division.__all__,
                   *_dtypes.__all__, *_index_tricks.__all__, *_indexing.__all__, *_joining.__all__,
-                  *_reductions.__all__, *_selection.__all__, *_shape.__all__, *_ufuncs.__all__})
+                  *_reductions.__all__, *_selection.__all__, *_shape.__all__, *_ufuncs.__all__,
+                  # reductions, cumulative, sorting, statistics and sets
+                  *_cumulative.__all__, *_nanfunctions.__all__, *_sorting.__all__,
+                  *_statistics.__all__, *_setops.__all__})
 
 
 def __dir__() -> list[str]:

@@ -13,17 +13,24 @@ import numpy as np
 
 from minigrad.core import Tracer
 from minigrad.numpy import bitwise as _bitwise
+from minigrad.numpy import cumulative as _cumulative
 from minigrad.numpy import division as _division
+from minigrad.numpy import nanfunctions as _nanfunctions
+from minigrad.numpy import reductions as _reductions
 from minigrad.numpy import selection as _selection
+from minigrad.numpy import setops as _setops
+from minigrad.numpy import sorting as _sorting
+from minigrad.numpy import statistics as _statistics
 from minigrad.numpy import ufuncs as _ufuncs
 from minigrad.numpy.at import IndexUpdateHelper
 from minigrad.numpy.contractions import dot, matmul, vdot
 from minigrad.numpy.creation import full_like, ones_like, zeros_like
+from minigrad.numpy.cumulative import cumsum
 from minigrad.numpy.dtypes import astype, result_type
 from minigrad.numpy.index_tricks import choose, compress, nonzero
 from minigrad.numpy.indexing import getitem, take
 from minigrad.numpy.joining import concatenate, stack
-from minigrad.numpy.reductions import cumsum, max, mean, sum
+from minigrad.numpy.reductions import max, mean, sum
 from minigrad.numpy.selection import clip, conj, where
 from minigrad.numpy.shape import (
     broadcast_to,
@@ -79,6 +86,11 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.full_like: full_like, np.broadcast_to: broadcast_to, np.shape: lambda x: x.shape,
     np.ndim: lambda x: x.ndim, np.size: lambda x: x.size,
 }
+# the reduction family: NumPy's function of each name (np.sum ... np.nanstd)
+_FUNCTIONS.update({getattr(np, name): getattr(module, name)
+                   for module in (_reductions, _cumulative, _nanfunctions, _sorting,
+                                  _statistics, _setops)
+                   for name in module.__all__ if hasattr(np, name)})
 
 
 def _array_ufunc(self: Tracer, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -170,6 +182,12 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "index_add": index_add, "index_copy": index_copy, "index_fill": index_fill,
     "masked_fill": masked_fill, "masked_scatter": masked_scatter,
 }
+# the reduction family's methods (ndarray's names and signatures, as JAX's arrays have them)
+_TRACER_METHODS.update({name: getattr(_reductions, name) for name in (
+    "all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "ptp", "std", "sum", "var")})
+_TRACER_METHODS.update({"cumsum": _cumulative.cumsum, "cumprod": _cumulative.cumprod,
+                        "sort": _sorting.sort, "argsort": _sorting.argsort,
+                        "searchsorted": _sorting.searchsorted})
 for _name, _method in _TRACER_METHODS.items():
     setattr(Tracer, _name, _method)
 Tracer.T = property(transpose)  # type: ignore[attr-defined]

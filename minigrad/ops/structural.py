@@ -481,15 +481,17 @@ def reduction_abstract_eval(name: str, x: ShapedArray, *, axes: Shape) -> Shaped
     return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype)
 
 
-def reduction_batch(prim: Primitive, axis_size: int, vals: tuple, dims: tuple, *, axes: Shape
-                  ) -> tuple:
+def reduction_batch(prim: Primitive, axis_size: int, vals: tuple, dims: tuple, *, axes: Shape,
+                    **params: Any) -> tuple:
+    # (other parameters, argmax's index_dtype say, pass through)
     (x,), (d,) = vals, dims
-    return prim.bind(moveaxis(x, d, 0), axes=tuple(a + 1 for a in axes)), 0
+    return prim.bind(moveaxis(x, d, 0), axes=tuple(a + 1 for a in axes), **params), 0
 
 
 # (speed: np.add.reduce is what np.sum calls, without its dispatch. This, the reshape method
 # and broadcast_in_dim's skip of np.broadcast_to are 4.7% of vmap(grad)'s instructions at B=1.)
-reduce_sum_p.def_impl(lambda x, *, axes: np.add.reduce(x, axis=axes))
+# dtype=x.dtype: NumPy would widen an int narrower than 64 bits, against the shape rule.
+reduce_sum_p.def_impl(lambda x, *, axes: np.add.reduce(x, axis=axes, dtype=x.dtype))
 reduce_sum_p.def_abstract_eval(partial(reduction_abstract_eval, "reduce_sum"))
 reduce_sum_p.def_jvp(partial(linear_jvp, reduce_sum_p))
 reduce_sum_p.def_batch(partial(reduction_batch, reduce_sum_p))
