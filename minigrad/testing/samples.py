@@ -94,8 +94,8 @@ class Sample:
 class OpRecord:
     """One sample, run once per dtype in ``dtypes``: ``make(rng, dtype)`` draws the operands.
 
-    ``out_dtype``: the dtype the output must have; None means the dtype of the run. ``fun`` and
-    ``argnames`` as in ``Sample`` (``fun`` set: an op sample of a user function).
+    ``out_dtype``: the dtype the output must have; None means the dtype of the run. ``fun``,
+    ``argnames`` and ``tol`` as in ``Sample`` (``fun`` set: an op sample of a user function).
     """
 
     prim: Primitive
@@ -110,6 +110,7 @@ class OpRecord:
     out_dtype: np.dtype | None = None
     fun: Callable[..., Any] | None = None
     argnames: tuple[str, ...] = ()
+    tol: float = 0.0
 
     def sample(self, dtype: np.dtype) -> Sample:
         def make(rng: np.random.Generator) -> tuple:
@@ -117,7 +118,7 @@ class OpRecord:
 
         return Sample(f"{self.prim.name}:{self.variant}-{dtype_name(dtype)}", make, self.params,
                       self.diff, self.linear, self.batchable, self.reference, self.fun,
-                      self.argnames)
+                      self.argnames, self.tol)
 
     def samples(self) -> list[Sample]:
         return [self.sample(dt) for dt in self.dtypes]
