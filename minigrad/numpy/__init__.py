@@ -16,6 +16,7 @@ from minigrad.numpy import array_api as _array_api
 from minigrad.numpy import contractions as _contractions
 from minigrad.numpy import creation as _creation
 from minigrad.numpy import dtypes as _dtypes
+from minigrad.numpy import einsum as _einsum
 from minigrad.numpy import indexing as _indexing
 from minigrad.numpy import joining as _joining
 from minigrad.numpy import methods as _methods  # noqa: F401  (installs the tracer methods)
@@ -26,6 +27,7 @@ from minigrad.numpy.array_api import *  # noqa: F403
 from minigrad.numpy.contractions import *  # noqa: F403
 from minigrad.numpy.creation import *  # noqa: F403
 from minigrad.numpy.dtypes import *  # noqa: F403
+from minigrad.numpy.einsum import *  # noqa: F403
 from minigrad.numpy.indexing import *  # noqa: F403
 from minigrad.numpy.joining import *  # noqa: F403
 from minigrad.numpy.reductions import *  # noqa: F403
@@ -37,7 +39,7 @@ _array_module.register_namespace(sys.modules[__name__])  # Array.__array_namespa
 
 __all__ = sorted(["bool", "ndarray", *_array_api.__all__, *_contractions.__all__,
                   *_creation.__all__,
-                  *_dtypes.__all__, *_indexing.__all__, *_joining.__all__,
+                  *_dtypes.__all__, *_einsum.__all__, *_indexing.__all__, *_joining.__all__,
                   *_reductions.__all__, *_shape.__all__, *_ufuncs.__all__])
 
 
