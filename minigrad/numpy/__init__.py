@@ -19,6 +19,7 @@ from minigrad.numpy import dtypes as _dtypes
 from minigrad.numpy import einsum as _einsum
 from minigrad.numpy import indexing as _indexing
 from minigrad.numpy import joining as _joining
+from minigrad.numpy import linalg  # noqa: F401  (minigrad.numpy.linalg, as jnp.linalg)
 from minigrad.numpy import methods as _methods  # noqa: F401  (installs the tracer methods)
 from minigrad.numpy import reductions as _reductions
 from minigrad.numpy import shape as _shape
@@ -37,7 +38,7 @@ from minigrad.numpy.ufuncs import *  # noqa: F403
 bool = _np.bool_
 _array_module.register_namespace(sys.modules[__name__])  # Array.__array_namespace__
 
-__all__ = sorted(["bool", "ndarray", *_array_api.__all__, *_contractions.__all__,
+__all__ = sorted(["bool", "linalg", "ndarray", *_array_api.__all__, *_contractions.__all__,
                   *_creation.__all__,
                   *_dtypes.__all__, *_einsum.__all__, *_indexing.__all__, *_joining.__all__,
                   *_reductions.__all__, *_shape.__all__, *_ufuncs.__all__])
