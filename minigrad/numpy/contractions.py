@@ -105,12 +105,17 @@ def matmul(x1: ArrayLike, x2: ArrayLike, /, *, precision: Any = None,
         b = "jk"[:len(ys)]
         out = ("i" if len(xs) == 2 else "") + ("k" if len(ys) == 2 else "")
         return ew.dot(x, y, f"{a},{b}->{out}")
+    shapes = xs, ys
     x_vec, y_vec = len(xs) == 1, len(ys) == 1
     if x_vec:
         x, xs = st.reshape(x, (1, *xs)), (1, *xs)
     if y_vec:
         y, ys = st.reshape(y, (*ys, 1)), (*ys, 1)
-    batch = check_broadcast("matmul", xs[:-2], ys[:-2])
+    try:
+        batch = check_broadcast("matmul", xs[:-2], ys[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: the batch axes (all but the last two) must broadcast "
+                         f"together; got shapes {shapes[0]} and {shapes[1]}") from None
     x = st.broadcast_to(x, (*batch, *xs[-2:]))
     y = st.broadcast_to(y, (*batch, *ys[-2:]))
     b = _letters(len(batch), "ijk")

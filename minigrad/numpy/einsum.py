@@ -101,17 +101,17 @@ def _plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], optimize: Any) -
 def _path(inputs: tuple[str, ...], output: str, sizes: dict[str, int], optimize: Any
           ) -> tuple[tuple[int, ...], ...]:
     n = len(inputs)
-    if n < 2:
-        return ()
-    if optimize is False or optimize is None:
-        return ((0, 1),) * (n - 1)
     if isinstance(optimize, (list, tuple)):
         steps = [tuple(p) for p in optimize if p != "einsum_path"]
         return tuple(steps)
     how = {"auto": "optimal" if n <= 4 else "greedy", True: "greedy"}.get(optimize, optimize)
-    if how not in ("greedy", "optimal"):
+    if how not in ("greedy", "optimal", False, None):
         raise ValueError(f"einsum: optimize must be 'auto', 'greedy', 'optimal', a bool or a "
                          f"path; got {optimize!r}")
+    if n < 2:
+        return ()
+    if how is False or how is None:
+        return ((0, 1),) * (n - 1)
     # (einsum_path reads shapes only: zero-stride stand-ins cost no memory)
     dummies = [np.broadcast_to(np.zeros(()), [sizes[c] for c in t]) for t in inputs]
     path, _ = np.einsum_path(f"{','.join(inputs)}->{output}", *dummies, optimize=how)

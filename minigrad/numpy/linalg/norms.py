@@ -31,6 +31,11 @@ def _inexact(x: ArrayLike, fn: str) -> Any:
     return ew.convert_element_type(x, float_dtype(x))
 
 
+def _check_keepdims(keepdims: Any, fn: str) -> None:
+    if not isinstance(keepdims, (bool, np.bool_)):
+        raise TypeError(f"{fn}: keepdims must be a bool; got {keepdims!r}")
+
+
 def _keep(y: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     return st.expand_dims(y, axes) if keepdims else y
 
@@ -74,12 +79,13 @@ def _vector(x: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
 def vector_norm(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
                 keepdims: bool = False, ord: Any = 2) -> Any:
     """The vector ``ord``-norm over ``axis`` (every axis by default)."""
+    _check_keepdims(keepdims, "vector_norm")
     x = _inexact(x, "vector_norm")
     axes = canonical_axes(axis, get_aval(x).ndim, "vector_norm")
     return _vector(x, ord, axes, keepdims)
 
 
-def _matrix(x: Any, ord: Any, rows: int, cols: int, keepdims: bool) -> Any:
+def _matrix(x: Any, ord: Any, rows: int, cols: int, keepdims: bool, fn: str = "norm") -> Any:
     both = tuple(sorted((rows, cols)))
     if ord is None or ord in ("f", "fro"):
         return _keep(_sum_sq(x, both), both, keepdims)
@@ -102,7 +108,7 @@ def _matrix(x: Any, ord: Any, rows: int, cols: int, keepdims: bool) -> Any:
         else:
             y = st.reduce_sum(s, last)
         return _keep(y, both, keepdims)
-    raise ValueError(f"norm: invalid order {ord!r} for a matrix norm; must be one of None, "
+    raise ValueError(f"{fn}: invalid order {ord!r} for a matrix norm; must be one of None, "
                      f"'fro', 'nuc', 1, -1, 2, -2, inf, -inf")
 
 
@@ -114,6 +120,7 @@ def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False
     >>> float(mnp.linalg.norm(mnp.array([3.0, 4.0])))
     5.0
     """
+    _check_keepdims(keepdims, "norm")
     x = _inexact(x, "norm")
     nd = get_aval(x).ndim
     if axis is None:
@@ -136,18 +143,19 @@ def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False
 
 def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
     """The matrix ``ord``-norm of the last two axes."""
+    _check_keepdims(keepdims, "matrix_norm")
     x = _inexact(x, "matrix_norm")
     nd = get_aval(x).ndim
     if nd < 2:
         raise ValueError(f"matrix_norm: x must have at least 2 axes; got shape "
                          f"{get_aval(x).shape}")
-    return _matrix(x, ord, nd - 2, nd - 1, keepdims)
+    return _matrix(x, ord, nd - 2, nd - 1, keepdims, "matrix_norm")
 
 
 def cond(x: ArrayLike, p: Any = None) -> Any:
     """The condition number ``norm(x, p) norm(inv(x), p)`` (for p = None, 2, -2: a ratio of
     singular values). NaN from a singular matrix becomes inf, as NumPy and JAX."""
-    a = matrix_operand(x, "cond", square=p not in (None, 2, -2))
+    a = matrix_operand(x, "cond", "x", square=p not in (None, 2, -2))
     *batch, m, n = get_aval(a).shape
     if m == 0 or n == 0:
         raise ValueError(f"cond: x must not be empty; got shape {get_aval(a).shape}")

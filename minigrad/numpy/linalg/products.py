@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from minigrad.core import get_aval
 from minigrad.numpy import contractions
 from minigrad.numpy.contractions import check_precision, matmul, tensordot, vecdot
@@ -39,13 +41,21 @@ def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Any:
     return contractions.cross(a, b, axis=axis)
 
 
+def _offset(offset: Any, fn: str) -> int:
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
+        raise TypeError(f"{fn}: offset must be an int; got {offset!r}")
+    return int(offset)
+
+
 def trace(x: ArrayLike, /, *, offset: int = 0, dtype: Any = None) -> Any:
     """The sums of the ``offset``-th diagonals of the last two axes."""
+    offset = _offset(offset, "trace")
     return _trace(x, offset, -2, -1, dtype)
 
 
 def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Any:
     """The ``offset``-th diagonals of the last two axes."""
+    offset = _offset(offset, "diagonal")
     return _diagonal(x, offset, -2, -1)
 
 
@@ -82,6 +92,11 @@ def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Any:
         if get_aval(x).ndim != 2:
             raise ValueError(f"multi_dot: array {k} must be 2-D (the first and last may be "
                              f"1-D); got shape {get_aval(x).shape}")
+    for k in range(len(xs) - 1):
+        left, right = get_aval(xs[k]).shape, get_aval(xs[k + 1]).shape
+        if left[1] != right[0]:
+            raise ValueError(f"multi_dot: arrays {k} and {k + 1} do not chain: shapes "
+                             f"{left} and {right} (as matrices)")
     dims = [get_aval(xs[0]).shape[0]] + [get_aval(x).shape[1] for x in xs]
     split = _chain_order(dims)
 

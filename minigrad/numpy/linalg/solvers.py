@@ -380,7 +380,7 @@ def matrix_rank(M: ArrayLike, rtol: ArrayLike | None = None, *, hermitian: bool 
         if rtol is not None:
             raise ValueError("matrix_rank: give rtol or tol (its alias), not both")
         rtol = tol
-    x = matrix_operand(M, "matrix_rank", square=False, min_ndim=0)
+    x = matrix_operand(M, "matrix_rank", "M", square=False, min_ndim=0)
     shape = get_aval(x).shape
     if len(shape) < 2:
         nonzero = ew.ne(x, full_like(x, 0))
