@@ -384,7 +384,7 @@ def matrix_rank(M: ArrayLike, rtol: ArrayLike | None = None, *, hermitian: bool 
     shape = get_aval(x).shape
     if len(shape) < 2:
         nonzero = ew.ne(x, full_like(x, 0))
-        hits = st.reduce_sum(ew.convert_element_type(nonzero, default_int_dtype()),
+        hits = st.reduce_sum(ew.convert_element_type(nonzero, get_aval(x).dtype),
                              tuple(range(len(shape))))
         return ew.convert_element_type(ew.gt(hits, st.full((), 0, get_aval(hits).dtype)),
                                        default_int_dtype())
@@ -399,7 +399,9 @@ def matrix_rank(M: ArrayLike, rtol: ArrayLike | None = None, *, hermitian: bool 
         bound = ew.mul(largest, st.broadcast_to(ew.convert_element_type(
             asarray(rtol), get_aval(s).dtype), tuple(batch)))
     above = ew.gt(s, st.broadcast_in_dim(bound, (*batch, k), tuple(range(nb))))
-    return st.reduce_sum(ew.convert_element_type(above, default_int_dtype()), (nb,))
+    # counted in s's float dtype: reduce_sum's impl widens int32 to int64 (x64 off)
+    count = st.reduce_sum(ew.convert_element_type(above, get_aval(s).dtype), (nb,))
+    return ew.convert_element_type(count, default_int_dtype())
 
 
 def tensorinv(a: ArrayLike, ind: int = 2) -> Any:
