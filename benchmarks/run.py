@@ -831,6 +831,8 @@ def b1_ratio(res: dict[int, dict[str, float]]) -> str:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["random"]:  # minigrad.random's section: benchmarks/random_draws.py
+        return __import__("random_draws").main(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, B up to 256")
     parser.add_argument("--no-write", action="store_true", help="print only")

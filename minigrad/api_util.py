@@ -3,22 +3,38 @@ flattening, argnums, readable argument paths."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from minigrad import core
-from minigrad.core import Tracer, escaped_tracer_error
+from minigrad.core import (
+    ShapedArray,
+    Tracer,
+    escaped_tracer_error,
+    get_aval,
+    is_weak_scalar,
+    scalar_dtype,
+)
 from minigrad.tree import PyTreeDef, leaf_paths, tree_unflatten
 
 
 def as_operand(x: Any, transform: str, path: str) -> Any:
     """An argument of a transformed function: tracers stay, anything else becomes an ndarray
-    (without a copy: nothing in minigrad writes into its operands)."""
+    (without a copy: nothing in minigrad writes into its operands). A Python scalar takes
+    ``scalar_dtype``; its weak type is kept by the transform (``input_avals``)."""
     if isinstance(x, Tracer):
         if not x._trace.valid:  # it escaped a transform that has returned: say so now
             raise escaped_tracer_error(x)
         return x
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        try:
+            return np.asarray(x, scalar_dtype(x))
+        except OverflowError:
+            raise OverflowError(f"{transform}: {path} must fit in {scalar_dtype(x)}; got "
+                                f"{x!r}") from None
     out = np.asarray(x) if isinstance(x, (np.ndarray, np.generic, bool, int, float,
                                           complex, list)) else None
     if out is None or out.dtype == object:
@@ -42,6 +58,18 @@ class Paths:
         if self._paths is None:
             self._paths = self._spell()
         return self._paths[i]
+
+
+def input_avals(raw: Sequence[Any], leaves: Sequence[Any]) -> list[ShapedArray]:
+    """The types of a transform's inputs: ``leaves`` are ``raw`` through ``as_operand``, and a
+    Python scalar's type is weak (the ndarray it became is not)."""
+    return [get_aval(r) if is_weak_scalar(r) else get_aval(x)
+            for r, x in zip(raw, leaves, strict=True)]
+
+
+def weak_flags(raw: Sequence[Any]) -> list[bool]:
+    """Which of a transform's raw inputs are weakly typed (Python scalars, weak tracers)."""
+    return [is_weak_scalar(r) or (isinstance(r, Tracer) and r.aval.weak_type) for r in raw]
 
 
 def as_operands(xs: Sequence[Any], transform: str, paths: Paths) -> list[Any]:
@@ -86,6 +114,38 @@ def flat_call(fun: Callable[..., Any], in_tree: PyTreeDef) -> Callable[..., Any]
         return fun(*tree_unflatten(in_tree, leaves))
 
     return flat
+
+
+def signature_of(fun: Callable[..., Any]) -> inspect.Signature | None:
+    """``fun``'s signature, or None if it has none to read. A partial's is opaque, as in JAX:
+    its own keywords are not parameters to fill."""
+    try:
+        return None if isinstance(fun, functools.partial) else inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def resolve_kwargs(who: str, signature: inspect.Signature | None, args: tuple, kwargs: dict
+                   ) -> tuple:
+    """A call's arguments as positional ones, defaults applied (JAX's ``resolve_kwargs``): what
+    a custom rule receives. A keyword-only or ``**kwargs`` argument that was passed cannot be
+    placed: a TypeError naming ``who``."""
+    if signature is None:
+        if kwargs:
+            raise TypeError(f"{who} takes no keyword arguments (its signature is unknown); "
+                            f"got {sorted(kwargs)}")
+        return args
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"{who}: {e}") from None
+    bound.apply_defaults()
+    passed = [k for k in bound.kwargs if k in kwargs]
+    if passed:
+        raise TypeError(f"{who}: keyword arguments must be positional parameters, to be "
+                        f"differentiated or batched; got {', '.join(passed)} (keyword-only or "
+                        f"**kwargs): close over them instead")
+    return bound.args
 
 
 def check_callable(transform: str, fun: Any) -> None:

@@ -103,6 +103,30 @@ class Array(np.ndarray, metaclass=abc.ABCMeta):
         """minigrad.numpy, the array API namespace of minigrad's arrays."""
         return array_namespace(api_version)
 
+    def __getitem__(self, key: Any) -> Any:
+        # NumPy's indexing, unless the key holds a tracer (an Array captured by a transformed
+        # function, indexed by a traced index): then minigrad.numpy's, as JAX's arrays do.
+        if type(key) is tuple:
+            traced = any(isinstance(k, Tracer) for k in key)
+        else:
+            traced = isinstance(key, Tracer)
+        if not traced:
+            return super().__getitem__(key)
+        from minigrad.numpy.indexing import getitem  # (built above this module)
+
+        return getitem(self, key)
+
+    @property
+    def at(self) -> Any:
+        """JAX's functional updates: ``x.at[key].set(v)``, ``.add(v)`` ... (a new Array; the
+        original is never written), by minigrad.numpy's ``at.py``."""
+        global _index_update_helper
+        if _index_update_helper is None:
+            from minigrad.numpy.at import IndexUpdateHelper  # (built above this module)
+
+            _index_update_helper = IndexUpdateHelper
+        return _index_update_helper(self)
+
     # ----------------------------------------------------------------- printing
 
     def __repr__(self) -> str:
@@ -117,6 +141,9 @@ class Array(np.ndarray, metaclass=abc.ABCMeta):
         # Pickles as a plain ndarray made into an Array again (NumPy's own reduce would record
         # the subclass and its metaclass, which is fine, but this keeps the payload portable).
         return (_unpickle, (self.view(np.ndarray).copy(),))
+
+
+_index_update_helper: Any = None  # minigrad.numpy.at.IndexUpdateHelper, once imported
 
 
 def _unpickle(value: np.ndarray) -> Array:

@@ -22,24 +22,37 @@ The rules, per example ``b`` of an axis of size ``n`` (``x_b`` the example's val
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, current_trace, float0
-from minigrad.ops.elementwise import convert_element_type, div, eq, mul, reduce_max, select
+from minigrad.core import (
+    Primitive,
+    ShapedArray,
+    Tracer,
+    UndefPrimal,
+    Zero,
+    float0,
+    get_aval,
+    is_weak_scalar,
+    scalar_dtype,
+)
+from minigrad.ops.elementwise import add, convert_element_type, div, eq, mul, reduce_max, select
 from minigrad.ops.index_add import index_select
 from minigrad.ops.structural import arange, bdim_to_front, full, instantiate, reduce_sum, reshape
-from minigrad.transforms.vmap import BatchTrace, collective_rules
+from minigrad.transforms.vmap import axis_env, collective_rules
+from minigrad.tree import tree_map
 
 
 def axis_size(axis_name: Any) -> int:
-    """The size of the ``vmap`` axis named ``axis_name`` (NameError if none is)."""
-    trace = current_trace()
-    while trace is not None:
-        if isinstance(trace, BatchTrace) and trace.axis_name == axis_name:
-            return trace.axis_size
-        trace = trace.parent
+    """The size of the ``vmap`` axis named ``axis_name`` (NameError if none is); of a tuple of
+    names, the product of their sizes."""
+    if isinstance(axis_name, tuple):
+        return math.prod(axis_size(name) for name in axis_name)
+    for name, size in axis_env():
+        if name == axis_name:
+            return size
     raise NameError(f"unbound axis name: {axis_name!r} (no enclosing vmap has "
                     f"axis_name={axis_name!r})")
 
@@ -59,32 +72,87 @@ pmax_p, pmin_p = _prim("pmax"), _prim("pmin")
 all_gather_p, axis_index_p = _prim("all_gather"), _prim("axis_index")
 
 
+def _names(axis_name: Any) -> tuple:
+    # One name, or a tuple of names: the collective over all of them (JAX's).
+    return axis_name if isinstance(axis_name, tuple) else (axis_name,)
+
+
+def _operand(x: Any, fn: str) -> Any:
+    """A leaf of a collective's argument: a tracer or an array; a Python scalar, as an array
+    of its own dtype (``psum(1.0, "i")`` is the axis size, as in JAX)."""
+    if isinstance(x, Tracer):
+        return x
+    try:
+        out = np.asarray(x, scalar_dtype(x)) if is_weak_scalar(x) or isinstance(
+            x, bool) else np.asarray(x)
+    except (TypeError, ValueError, OverflowError):
+        out = None
+    if out is None or out.dtype.kind not in "biufc":
+        raise TypeError(f"{fn}: the argument's leaves must be arrays or numbers; got "
+                        f"{type(x).__name__}")
+    return out
+
+
+def _reduce(prim: Primitive, fn: str, x: Any, axis_name: Any) -> Any:
+    names = _names(axis_name)
+    sizes = [axis_size(name) for name in names]  # (unbound names: a NameError, before work)
+
+    def one(leaf: Any) -> Any:
+        leaf = _operand(leaf, fn)
+        if prim is pmean_p and get_aval(leaf).dtype.kind not in "fc":
+            leaf = convert_element_type(leaf, scalar_dtype(0.0))  # a mean of ints is a float
+        for name, size in zip(names, sizes, strict=True):
+            leaf = prim.bind(leaf, axis_name=name, axis_size=size)
+        return leaf
+
+    return tree_map(one, x)
+
+
 def psum(x: Any, axis_name: Any) -> Any:
-    """The sum of ``x`` over the examples of the ``vmap`` axis ``axis_name``."""
-    return psum_p.bind(x, axis_name=axis_name, axis_size=axis_size(axis_name))
+    """The sum of ``x`` (an array, a number or a pytree of them) over the examples of the
+    ``vmap`` axis ``axis_name`` (or of each axis of a tuple of names)."""
+    return _reduce(psum_p, "psum", x, axis_name)
 
 
 def pmean(x: Any, axis_name: Any) -> Any:
-    """The mean of ``x`` over the examples of the ``vmap`` axis ``axis_name``."""
-    return pmean_p.bind(x, axis_name=axis_name, axis_size=axis_size(axis_name))
+    """The mean of ``x`` over the examples of the ``vmap`` axis ``axis_name`` (as ``psum``);
+    a mean of integers is floating."""
+    return _reduce(pmean_p, "pmean", x, axis_name)
 
 
 def pmax(x: Any, axis_name: Any) -> Any:
-    return pmax_p.bind(x, axis_name=axis_name, axis_size=axis_size(axis_name))
+    return _reduce(pmax_p, "pmax", x, axis_name)
 
 
 def pmin(x: Any, axis_name: Any) -> Any:
-    return pmin_p.bind(x, axis_name=axis_name, axis_size=axis_size(axis_name))
+    return _reduce(pmin_p, "pmin", x, axis_name)
 
 
 def all_gather(x: Any, axis_name: Any) -> Any:
-    """Every example's ``x``, stacked along a new leading axis."""
-    return all_gather_p.bind(x, axis_name=axis_name, axis_size=axis_size(axis_name))
+    """Every example's ``x``, stacked along a new leading axis; over a tuple of names, the
+    examples in row-major order of the names (as ``axis_index`` numbers them)."""
+    names = _names(axis_name)
+    sizes = [axis_size(name) for name in names]
+
+    def one(leaf: Any) -> Any:
+        leaf = _operand(leaf, "all_gather")
+        shape = get_aval(leaf).shape
+        for name, size in zip(reversed(names), reversed(sizes), strict=True):
+            leaf = all_gather_p.bind(leaf, axis_name=name, axis_size=size)
+        return leaf if len(names) == 1 else reshape(leaf, (math.prod(sizes), *shape))
+
+    return tree_map(one, x)
 
 
 def axis_index(axis_name: Any) -> Any:
-    """The example's position along the ``vmap`` axis ``axis_name`` (int32)."""
-    return axis_index_p.bind(axis_name=axis_name, axis_size=axis_size(axis_name))
+    """The example's position along the ``vmap`` axis ``axis_name`` (int32); along a tuple of
+    names, its row-major position over them."""
+    index: Any = None
+    for name in _names(axis_name):
+        size = axis_size(name)
+        here = axis_index_p.bind(axis_name=name, axis_size=size)
+        index = here if index is None else add(mul(index, full((), size, np.int32)), here)
+    return full((), 0, np.int32) if index is None else index
 
 
 # --------------------------------------------------------------------------- shape rules

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import contextvars
 import math
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from minigrad import config
+from minigrad import config, dtypes
 
 # The tangent dtype of integer and bool values, as in JAX: a dtype with no room for data.
 float0 = np.dtype([("float0", np.void, 0)])
@@ -45,15 +45,23 @@ def tangent_dtype(dtype: np.dtype) -> np.dtype:
 
 
 class ShapedArray:
-    """The abstract value of an array: its shape and dtype, nothing else."""
+    """The abstract value of an array: its shape and dtype, and whether its type is *weak*.
 
-    __slots__ = ("shape", "dtype")
+    A weak type is JAX's answer to Python scalars: ``2.0`` has no dtype of its own and adopts
+    the other operand's (``float32 array * 2.0`` is float32, NumPy 2's rule too). A transform's
+    input that is a Python scalar is a weak tracer, and a primitive's result is weak when its
+    operands are (``result_weak_type``), so ``jit``, ``vmap`` and ``grad`` promote as eager code
+    does. Equality includes the weak flag (a jit cache key tells ``2.0`` from a 0-d float64
+    array); ``typematch`` compares a value with a type and ignores it, as values have none."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
     array_abstraction_level = 1
 
-    def __init__(self, shape: tuple[int, ...], dtype: np.dtype):
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool = False):
         # Avals are made on every bind: the conversions are skipped when the types are right.
         self.shape = shape if type(shape) is tuple else tuple(shape)
         self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        self.weak_type = weak_type
 
     @property
     def ndim(self) -> int:
@@ -65,31 +73,91 @@ class ShapedArray:
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, ShapedArray) and self.shape == other.shape
-                and self.dtype == other.dtype)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype))
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def update_weak_type(self, weak_type: bool) -> ShapedArray:
+        return self if weak_type == self.weak_type else ShapedArray(self.shape, self.dtype,
+                                                                    weak_type)
 
     def str_short(self) -> str:
+        """``f32[2,3]``, as jaxpr listings print it (JAX's listings show no weak marker)."""
         return f"{dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
-    __repr__ = str_short
+    def __repr__(self) -> str:
+        return ("~" if self.weak_type else "") + self.str_short()  # JAX's str(aval)
+
+
+def typematch(a: ShapedArray, b: ShapedArray) -> bool:
+    """Same shape and dtype, whatever the weak flags: a value (never weak) fits a weak type."""
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+def scalar_dtype(x: bool | int | float | complex) -> np.dtype:
+    """The dtype a Python scalar takes alone: bool, or the default int, float or complex
+    (int64, float64, complex128; their 32-bit twins with ``jax_enable_x64`` off):
+    ``minigrad.dtypes`` decides."""
+    return dtypes.scalar_dtype(x)
+
+
+def is_weak_scalar(x: Any) -> bool:
+    """A Python int, float or complex (not a bool, nor a NumPy scalar, which subclass them):
+    the values whose type is weak, as in JAX."""
+    return isinstance(x, (int, float, complex)) and not isinstance(x, (bool, np.generic))
+
+
+def is_literal(x: Any) -> bool:
+    """A 0-d numeric array constant: a jaxpr writes it inline, and it is no operand for the
+    weak-type rule (minigrad.numpy made it from a number in the user's code after applying
+    the promotion, which is where that number's weakness counts)."""
+    return isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc"
 
 
 def get_aval(x: Any) -> ShapedArray:
-    """The abstract value of a tracer, an array or a Python scalar."""
+    """The abstract value of a tracer, an array or a Python scalar (weak, but for a bool)."""
     if type(x) is np.ndarray or type(x) is eager_array_type:  # speed: an ndarray's shape is a
-        # tuple, its dtype a dtype, so
-        aval = object.__new__(ShapedArray)  # __init__'s conversions are skipped (with those
-        aval.shape, aval.dtype = x.shape, x.dtype  # in __init__: 2.3% of vmap(grad) at B=1)
+        # tuple, its dtype a dtype, so __init__'s conversions are skipped (with those in
+        # __init__: 2.3% of vmap(grad) at B=1)
+        aval = object.__new__(ShapedArray)
+        aval.shape, aval.dtype = x.shape, x.dtype
+        aval.weak_type = False
         return aval
     if isinstance(x, Tracer):
         return x.aval
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, x.dtype)
     if isinstance(x, (bool, int, float, complex)):
-        return ShapedArray((), np.asarray(x).dtype)
+        return ShapedArray((), scalar_dtype(x), not isinstance(x, bool))
     raise TypeError(f"expected an array, a tracer or a Python scalar; got {type(x).__name__}")
+
+
+def result_weak_type(prim: Primitive, operands: Sequence[Any], params: dict) -> bool:
+    """Whether ``prim``'s result is weak: by its own ``weak_type_rule(**params)`` if it has one
+    (convert_element_type's), else by JAX's rule: weak iff every operand is weak, and some
+    operand is. A tracer (or an aval) tells by its flag, a Python scalar is weak, a literal
+    does not count, any other array is strong. The results of a primitive with several (a
+    call: jit's, a custom rule's) are strong, as a called function's results are arrays when
+    it runs eagerly."""
+    if prim.weak_type_rule is not None:
+        return bool(prim.weak_type_rule(**params))
+    if prim.multiple_results:
+        return False
+    weak = False
+    for x in operands:  # (on every bind under a transform: the common case returns first)
+        if isinstance(x, Tracer):
+            aval = x.aval
+        elif isinstance(x, ShapedArray):
+            aval = x
+        elif is_literal(x):
+            continue
+        else:
+            aval = get_aval(x)
+        if not aval.weak_type:
+            return False
+        weak = True
+    return weak
 
 
 class Zero:
@@ -146,6 +214,9 @@ class Primitive:
         self.jvp: Rule | None = None
         self.transpose: Rule | None = None
         self.batch: Rule | None = None
+        # Whether the result is weak, from the params (convert_element_type's); None: the
+        # standard rule of ``result_weak_type``.
+        self.weak_type_rule: Rule | None = None
 
     def __repr__(self) -> str:
         return self.name

@@ -16,7 +16,9 @@ was written for calls it instead:
   *args)``; the JVP differentiates the program.
 
 The results of a rule are checked against the function's shapes and dtypes, with an error
-that names the rule.
+that names the rule. A call is bound to the function's signature (defaults applied, keyword
+arguments placed), as in JAX. Programs and rules are cached on the decorated function, so they
+go when it goes; a nondiff argument that is not hashable (an array) is traced on every call.
 """
 
 from __future__ import annotations
@@ -26,20 +28,30 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.api_util import as_operand, as_output, check_callable, check_unsupported
+from minigrad.api_util import (
+    as_operand,
+    as_output,
+    check_callable,
+    check_unsupported,
+    input_avals,
+    resolve_kwargs,
+    signature_of,
+)
 from minigrad.core import (
     Primitive,
     ShapedArray,
     Tracer,
     Zero,
+    float0,
     get_aval,
     tangent_dtype,
 )
 from minigrad.jaxpr import ClosedJaxpr, eval_jaxpr
 from minigrad.ops.structural import bdim_to_front, instantiate
-from minigrad.staging.call import derived, jvp_call, trace_program
-from minigrad.transforms.vmap import vmap
-from minigrad.tree import tree_flatten, tree_unflatten
+from minigrad.staging.call import batch_program, derived, jvp_call, trace_program
+from minigrad.staging.call import call as jit_call
+from minigrad.transforms.vmap import axis_env, takes_axis_name, vmap
+from minigrad.tree import broadcast_prefix, tree_flatten, tree_leaves, tree_unflatten
 
 
 def _tangent_aval(aval: ShapedArray) -> ShapedArray:
@@ -60,16 +72,34 @@ def _check(what: str, values: Sequence[Any], avals: Sequence[ShapedArray], tange
             continue
         v = as_output(v, what)
         got = get_aval(v)
-        if got.shape != want.shape or (got.dtype != want.dtype and want.dtype.kind in "fc"):
+        if got.shape != want.shape or (got.dtype != want.dtype and want.dtype != float0):
             raise TypeError(f"{what}: output {k} must be {want.str_short()} (the function's "
                             f"{'tangent ' if tangent else ''}type); got {got.str_short()}")
-        out.append(v)
+        # (an integer output's tangent carries nothing, whatever the rule gave: float0)
+        out.append(Zero(want) if want.dtype == float0 and got.dtype != float0 else v)
     return out
+
+
+def _given(values: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]:
+    """Arguments for a user's rule: where the function was given a Python scalar (a weak
+    input), the rule gets that Python scalar back, so calling the function from the rule
+    traces the program it belongs to (JAX passes a weakly typed scalar there too)."""
+    return [v.item() if a.weak_type and isinstance(v, np.ndarray) and v.ndim == 0 else v
+            for v, a in zip(values, avals, strict=True)]
+
+
+def _cached(fn: Any, key: Any, make: Callable[[], Any]) -> Any:
+    """``make()``, cached on the function object ``fn`` (a rule): rules derived from a rule
+    (its batched forms) live and die with it, never in a module-level cache."""
+    cache = fn.__dict__.setdefault("derived", {})
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
 
 
 class _Custom:
     """What the three decorators share: the function, its programs per signature, and the call
-    that flattens arguments and binds the primitive."""
+    that binds arguments to the signature, flattens them and binds the primitive."""
 
     kind = ""
     __name__: str
@@ -82,21 +112,29 @@ class _Custom:
         self.__name__ = getattr(fun, "__name__", type(fun).__name__)
         self.nondiff_argnums = tuple(nondiff_argnums)
         functools.update_wrapper(self, fun)  # type: ignore[arg-type]
-        self.programs: dict[Any, tuple[ClosedJaxpr, Any]] = {}
+        # per signature: (program, output tree, the rules made for it)
+        self.programs: dict[Any, tuple[ClosedJaxpr, Any, Any]] = {}
+        self.signature = signature_of(fun)
 
-    def _split(self, args: tuple) -> tuple[tuple, list, Any]:
-        """(the nondiff arguments, the leaves of the others, their tree)."""
+    def _split(self, args: tuple, kwargs: dict) -> tuple[tuple, list, list, Any]:
+        """(the nondiff arguments, the leaves of the others, their types, their tree)."""
+        args = resolve_kwargs(f"{self.kind}: {self.__name__}", self.signature, args, kwargs)
         n = len(args)
-        nums = tuple(i % n for i in self.nondiff_argnums)
+        for i in self.nondiff_argnums:
+            if not -n <= i < n:
+                raise ValueError(f"{self.kind}: nondiff_argnums entry {i} is out of range for a "
+                                 f"call of {self.__name__} with {n} arguments")
+        nums = tuple(sorted({i % n for i in self.nondiff_argnums}))
         for i in nums:
-            if isinstance(args[i], Tracer):
+            if isinstance(args[i], Tracer) or any(isinstance(x, Tracer)
+                                                  for x in tree_leaves(args[i])):
                 raise TypeError(f"{self.kind}: nondiff argument {i} is a traced value; "
                                 f"nondiff_argnums are for static (Python) arguments")
         static = tuple((i, args[i]) for i in nums)
         dyn = tuple(a for i, a in enumerate(args) if i not in nums)
-        leaves, tree = tree_flatten(dyn)
-        leaves = [as_operand(x, self.kind, f"args[{k}]") for k, x in enumerate(leaves)]
-        return static, leaves, tree
+        raw, tree = tree_flatten(dyn)
+        leaves = [as_operand(x, self.kind, f"args[{k}]") for k, x in enumerate(raw)]
+        return static, leaves, input_avals(raw, leaves), tree
 
     def _full(self, static: tuple, dyn: Sequence[Any]) -> list[Any]:
         full = list(dyn)
@@ -104,23 +142,34 @@ class _Custom:
             full.insert(i, v)
         return full
 
-    def _program(self, static: tuple, leaves: list, tree: Any) -> tuple[ClosedJaxpr, Any]:
-        key = (static, tree, tuple(get_aval(x) for x in leaves))
-        if key not in self.programs:
-            box: list[Any] = []
+    def _program(self, static: tuple, avals: list, tree: Any,
+                 rules: Callable[[ClosedJaxpr, Any], Any]) -> tuple[ClosedJaxpr, Any, Any]:
+        """The program at these types, its output tree and ``rules(program, out_tree)``: made
+        once per signature (the named axes of the vmaps running included, as the program may
+        hold collectives over them), or on every call if a nondiff argument is unhashable."""
+        key: Any = (static, tree, tuple(avals), axis_env())
+        try:
+            hit = self.programs.get(key)
+        except TypeError:  # an unhashable nondiff argument (an array): not cached
+            key, hit = None, None
+        if hit is not None:
+            return hit
+        box: list[Any] = []
 
-            def flat(*xs: Any) -> list[Any]:
-                out = self.fun(*self._full(static, tree_unflatten(tree, xs)))
-                outs, out_tree = tree_flatten(out)
-                box.append(out_tree)
-                return [as_output(o, self.kind) for o in outs]
+        def flat(*xs: Any) -> list[Any]:
+            out = self.fun(*self._full(static, tree_unflatten(tree, xs)))
+            outs, out_tree = tree_flatten(out)
+            box.append(out_tree)
+            return [as_output(o, self.kind) for o in outs]
 
-            program = trace_program(flat, [get_aval(x) for x in leaves], self.kind)
-            if any(isinstance(c, Tracer) for c in program.consts):
-                raise TypeError(f"{self.kind}: the function closes over a traced value; pass "
-                                f"it as an argument instead")
-            self.programs[key] = (program, box[0])
-        return self.programs[key]
+        program = trace_program(flat, avals, self.kind)
+        if any(isinstance(c, Tracer) for c in program.consts):
+            raise TypeError(f"{self.kind}: the function closes over a traced value; pass "
+                            f"it as an argument instead")
+        entry = (program, box[0], rules(program, box[0]))
+        if key is not None:
+            self.programs[key] = entry
+        return entry
 
 
 # --------------------------------------------------------------------------- custom_jvp
@@ -161,24 +210,26 @@ class custom_jvp(_Custom):
 
         self.jvp = rule
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.jvp is None:
             raise TypeError(f"custom_jvp: {self.__name__} has no JVP rule; define one with "
                             f"@{self.__name__}.defjvp")
-        static, leaves, tree = self._split(args)
-        program, out_tree = self._program(static, leaves, tree)
-        rule = _flat_jvp_rule(self, static, tree, out_tree)
+        static, leaves, avals, tree = self._split(args, kwargs)
+        program, out_tree, rule = self._program(
+            static, avals, tree, lambda prog, out_tree: _flat_jvp_rule(self, static, tree,
+                                                                       prog))
         outs = custom_jvp_call_p.bind(*leaves, call=program, jvp=rule, name=self.__name__)
         return tree_unflatten(out_tree, outs)
 
 
-# One rule object per signature, so equal calls have equal parameters; bounded, so functions
-# made anew each time are not kept forever.
-@functools.lru_cache(maxsize=1024)
-def _flat_jvp_rule(f: custom_jvp, static: tuple, tree: Any, out_tree: Any
+def _flat_jvp_rule(f: custom_jvp, static: tuple, tree: Any, program: ClosedJaxpr
                    ) -> Callable[..., tuple]:
+    """The user's rule on flat lists (one per signature, so equal calls have equal
+    parameters)."""
+    in_avals = [v.aval for v in program.jaxpr.invars]
+
     def rule(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
-        p = tuple(tree_unflatten(tree, primals))
+        p = tuple(tree_unflatten(tree, _given(primals, in_avals)))
         t = tuple(tree_unflatten(tree, tangents))
         result = f.jvp(*[v for _, v in static], p, t) if static else f.jvp(p, t)  # type: ignore[misc]
         if not isinstance(result, (tuple, list)) or len(result) != 2:
@@ -216,13 +267,14 @@ def _custom_jvp_jvp(primals: tuple, tangents: tuple, *, call: ClosedJaxpr, jvp: 
 
 @custom_jvp_call_p.def_batch
 def _custom_jvp_batch(axis_size: int, vals: tuple, dims: tuple, *, call: ClosedJaxpr,
-                      jvp: Callable, name: str) -> tuple[list, list]:
+                      jvp: Callable, name: str, axis_name: Any = None) -> tuple[list, list]:
     # the program and the rule, batched, every output along axis 0
-    program = derived(call, ("custom batch", axis_size, dims),
-                      lambda: _batched_program(call, axis_size, dims))
-    rule = _batched_jvp_rule(jvp, axis_size, dims, len(call.jaxpr.outvars))
-    front_vals = _to_front(vals, dims, axis_size)
-    outs = custom_jvp_call_p.bind(*front_vals, call=program, jvp=rule,
+    program = derived(call, ("custom batch", axis_size, dims, axis_name),
+                      lambda: _batched_program(call, axis_size, dims, axis_name))
+    front = tuple(None if d is None else 0 for d in dims)
+    rule = _cached(jvp, ("batched", axis_size, front, axis_name),
+                   lambda: _batched_jvp_rule(jvp, axis_size, front, axis_name))
+    outs = custom_jvp_call_p.bind(*_to_front(vals, dims, axis_size), call=program, jvp=rule,
                                   name=f"vmap({name})")
     return outs, [0] * len(outs)
 
@@ -233,34 +285,36 @@ def _to_front(vals: Sequence[Any], dims: Sequence[int | None], axis_size: int) -
             for x, d in zip(vals, dims, strict=True)]
 
 
-def _batched_program(call: ClosedJaxpr, axis_size: int, dims: tuple) -> ClosedJaxpr:
+def _batched_program(call: ClosedJaxpr, axis_size: int, dims: tuple, axis_name: Any
+                     ) -> ClosedJaxpr:
     front = tuple(None if d is None else 0 for d in dims)
     avals = [v.aval if d is None else ShapedArray((axis_size, *v.aval.shape), v.aval.dtype)
              for v, d in zip(call.jaxpr.invars, front, strict=True)]
 
     def fun(*xs: Any) -> list[Any]:
         return list(vmap(lambda *a: eval_jaxpr(call.jaxpr, call.consts, *a), in_axes=front,
-                         axis_size=axis_size)(*xs))
+                         axis_size=axis_size, axis_name=axis_name)(*xs))
 
     return trace_program(fun, avals, "custom_jvp's vmap")
 
 
-@functools.lru_cache(maxsize=1024)
-def _batched_jvp_rule(rule: Callable, axis_size: int, dims: tuple, n_out: int) -> Callable:
-    front = tuple(None if d is None else 0 for d in dims)
-
+def _batched_jvp_rule(rule: Callable, axis_size: int, front: tuple, axis_name: Any
+                      ) -> Callable:
     def batched(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
         def one(p: list, t: list) -> tuple[list, list]:
             p_out, t_out = rule(p, t)
             return list(p_out), [instantiate(z) for z in t_out]
 
         # tangents of batched primals are batched alike; of unbatched ones, unbatched
-        p_out, t_out = vmap(one, in_axes=(list(front), list(front)), axis_size=axis_size)(
-            list(primals), list(tangents))
+        p_out, t_out = vmap(one, in_axes=(list(front), list(front)), axis_size=axis_size,
+                            axis_name=axis_name)(list(primals), list(tangents))
         return p_out, t_out
 
     batched.__qualname__ = f"vmap({getattr(rule, '__qualname__', 'jvp')})"
     return batched
+
+
+takes_axis_name.add(custom_jvp_call_p)
 
 
 # --------------------------------------------------------------------------- custom_vjp
@@ -290,27 +344,28 @@ class custom_vjp(_Custom):
         check_callable("custom_vjp.defvjp bwd", bwd)
         self.fwd, self.bwd = fwd, bwd
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.fwd is None:
             raise TypeError(f"custom_vjp: {self.__name__} has no rule; define one with "
                             f"{self.__name__}.defvjp(fwd, bwd)")
-        static, leaves, tree = self._split(args)
-        program, out_tree = self._program(static, leaves, tree)
-        fwd, bwd = _flat_vjp_rules(self, static, tree, out_tree,
-                                   tuple(get_aval(x) for x in leaves))
+        static, leaves, avals, tree = self._split(args, kwargs)
+        program, out_tree, (fwd, bwd) = self._program(
+            static, avals, tree, lambda prog, out_tree: _flat_vjp_rules(self, static, tree,
+                                                                        out_tree, prog))
         outs = custom_vjp_call_p.bind(*leaves, call=program, fwd=fwd, bwd=bwd,
                                       name=self.__name__)
         return tree_unflatten(out_tree, outs)
 
 
-@functools.lru_cache(maxsize=1024)
 def _flat_vjp_rules(f: custom_vjp, static: tuple, tree: Any, out_tree: Any,
-                    in_avals: tuple) -> tuple[Callable, Callable]:
+                    program: ClosedJaxpr) -> tuple[Callable, Callable]:
     nondiff = [v for _, v in static]
     name = f.__name__
+    in_avals = [v.aval for v in program.jaxpr.invars]
 
     def fwd(*leaves: Any) -> tuple[list, list, Any]:
-        result = f.fwd(*f._full(static, tree_unflatten(tree, leaves)))  # type: ignore[misc]
+        args = f._full(static, tree_unflatten(tree, _given(leaves, in_avals)))
+        result = f.fwd(*args)  # type: ignore[misc]
         if not isinstance(result, (tuple, list)) or len(result) != 2:
             raise TypeError(f"custom_vjp: fwd of {name} must return a pair (output, "
                             f"residuals)")
@@ -324,16 +379,23 @@ def _flat_vjp_rules(f: custom_vjp, static: tuple, tree: Any, out_tree: Any,
     def bwd(res: Sequence[Any], res_tree: Any, cts: Sequence[Any]) -> list[Any]:
         ct = tree_unflatten(out_tree, list(cts))
         got = f.bwd(*nondiff, tree_unflatten(res_tree, list(res)), ct)  # type: ignore[misc]
+        what = f"custom_vjp: bwd of {name}"
         if not isinstance(got, (tuple, list)):
-            raise TypeError(f"custom_vjp: bwd of {name} must return a tuple with one "
-                            f"cotangent per differentiable argument; got a "
-                            f"{type(got).__name__}")
-        leaves, got_tree = tree_flatten(tuple(got))
-        if got_tree != tree:
-            raise TypeError(f"custom_vjp: bwd of {name} must return a tuple of the "
-                            f"arguments' structure {tree} (one cotangent each); got "
-                            f"{got_tree}")
-        return _check(f"custom_vjp: bwd of {name}", leaves, in_avals, True)
+            raise TypeError(f"{what} must return a tuple with one cotangent per "
+                            f"differentiable argument; got a {type(got).__name__}")
+        # None is a zero cotangent, for a leaf or a whole argument (JAX's)
+        try:
+            leaves = broadcast_prefix(tuple(got), tree_unflatten(tree, in_avals), what)
+        except ValueError:
+            leaves = None
+        if leaves is None or [id(x) for x in leaves if x is not None] != [
+                id(x) for x in tree_leaves(tuple(got))]:
+            raise TypeError(f"{what} must return a tuple of the arguments' structure {tree} "
+                            f"(one cotangent each, or None for zero); got "
+                            f"{tree_flatten(tuple(got))[1]}")
+        leaves = [Zero(_tangent_aval(a)) if x is None else x
+                  for x, a in zip(leaves, in_avals, strict=True)]
+        return [instantiate(c) for c in _check(what, leaves, in_avals, True)]
 
     fwd.__qualname__, bwd.__qualname__ = f"{name}.fwd", f"{name}.bwd"
     return fwd, bwd
@@ -357,20 +419,20 @@ def _custom_vjp_jvp(primals: tuple, tangents: tuple, *, call: ClosedJaxpr, fwd: 
 
 @custom_vjp_call_p.def_batch
 def _custom_vjp_batch(axis_size: int, vals: tuple, dims: tuple, *, call: ClosedJaxpr,
-                      fwd: Callable, bwd: Callable, name: str) -> tuple[list, list]:
-    program = derived(call, ("custom batch", axis_size, dims),
-                      lambda: _batched_program(call, axis_size, dims))
+                      fwd: Callable, bwd: Callable, name: str, axis_name: Any = None
+                      ) -> tuple[list, list]:
+    program = derived(call, ("custom batch", axis_size, dims, axis_name),
+                      lambda: _batched_program(call, axis_size, dims, axis_name))
     front = tuple(None if d is None else 0 for d in dims)
-    front_vals = _to_front(vals, dims, axis_size)
-    b_fwd, b_bwd = _batched_vjp_rules(fwd, bwd, axis_size, front)
-    outs = custom_vjp_call_p.bind(*front_vals, call=program, fwd=b_fwd, bwd=b_bwd,
-                                  name=f"vmap({name})")
+    b_fwd, b_bwd = _cached(fwd, ("batched", axis_size, front, axis_name),
+                           lambda: _batched_vjp_rules(fwd, bwd, axis_size, front, axis_name))
+    outs = custom_vjp_call_p.bind(*_to_front(vals, dims, axis_size), call=program, fwd=b_fwd,
+                                  bwd=b_bwd, name=f"vmap({name})")
     return outs, [0] * len(outs)
 
 
-@functools.lru_cache(maxsize=1024)
-def _batched_vjp_rules(fwd: Callable, bwd: Callable, axis_size: int, front: tuple
-                       ) -> tuple[Callable, Callable]:
+def _batched_vjp_rules(fwd: Callable, bwd: Callable, axis_size: int, front: tuple,
+                       axis_name: Any) -> tuple[Callable, Callable]:
     trees: list[Any] = []
 
     def b_fwd(*leaves: Any) -> tuple[list, list, Any]:
@@ -379,16 +441,19 @@ def _batched_vjp_rules(fwd: Callable, bwd: Callable, axis_size: int, front: tupl
             trees[:] = [res_tree]
             return list(outs), list(res)
 
-        outs, res = vmap(one, in_axes=front, axis_size=axis_size)(*leaves)
+        outs, res = vmap(one, in_axes=front, axis_size=axis_size, axis_name=axis_name)(*leaves)
         return outs, res, trees[0]
 
     def b_bwd(res: Sequence[Any], res_tree: Any, cts: Sequence[Any]) -> list[Any]:
-        return list(vmap(lambda r, c: bwd(r, res_tree, c), axis_size=axis_size)(
-            list(res), list(cts)))
+        return list(vmap(lambda r, c: bwd(r, res_tree, c), axis_size=axis_size,
+                         axis_name=axis_name)(list(res), list(cts)))
 
     b_fwd.__qualname__ = f"vmap({getattr(fwd, '__qualname__', 'fwd')})"
     b_bwd.__qualname__ = f"vmap({getattr(bwd, '__qualname__', 'bwd')})"
     return b_fwd, b_bwd
+
+
+takes_axis_name.add(custom_vjp_call_p)
 
 
 def _custom_lin_impl(*args: Any, name: str, **params: Any) -> list:
@@ -449,22 +514,24 @@ class custom_vmap(_Custom):
         self.rule = rule
         return rule
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.rule is None:
             raise TypeError(f"custom_vmap: {self.__name__} has no batching rule; define one "
                             f"with @{self.__name__}.def_vmap")
-        static, leaves, tree = self._split(args)
-        program, out_tree = self._program(static, leaves, tree)
-        outs = custom_vmap_call_p.bind(*leaves, call=program,
-                                       rule=_flat_vmap_rule(self, tree, out_tree),
-                                       name=self.__name__)
+        static, leaves, avals, tree = self._split(args, kwargs)
+        program, out_tree, rule = self._program(
+            static, avals, tree, lambda prog, out_tree: _flat_vmap_rule(self, tree, out_tree,
+                                                                        prog))
+        outs = custom_vmap_call_p.bind(*leaves, call=program, rule=rule, name=self.__name__)
         return tree_unflatten(out_tree, outs)
 
 
-@functools.lru_cache(maxsize=1024)
-def _flat_vmap_rule(f: custom_vmap, tree: Any, out_tree: Any) -> Callable:
+def _flat_vmap_rule(f: custom_vmap, tree: Any, out_tree: Any, program: ClosedJaxpr
+                    ) -> Callable:
+    in_avals = [v.aval for v in program.jaxpr.invars]
+
     def rule(axis_size: int, in_batched: list[bool], *leaves: Any) -> tuple[list, list]:
-        args = tree_unflatten(tree, leaves)
+        args = tree_unflatten(tree, _given(leaves, in_avals))
         flags = tree_unflatten(tree, in_batched)
         result = f.rule(axis_size, list(flags), *args)  # type: ignore[misc]
         if not isinstance(result, (tuple, list)) or len(result) != 2:
@@ -488,16 +555,25 @@ custom_vmap_call_p.def_abstract_eval(_call_abstract_eval)
 
 @custom_vmap_call_p.def_batch
 def _custom_vmap_batch(axis_size: int, vals: tuple, dims: tuple, *, call: ClosedJaxpr,
-                       rule: Callable, name: str) -> tuple[list, list]:
-    front_vals = _to_front(vals, dims, axis_size)
-    outs, batched = rule(axis_size, [d is not None for d in dims], *front_vals)
+                       rule: Callable, name: str, axis_name: Any = None) -> tuple[list, list]:
+    if all(d is None for d in dims):  # a named vmap's, for the collectives the program holds
+        program, out_dims = derived(call, ("batch", axis_size, dims, axis_name),
+                                    lambda: batch_program(call, axis_size, dims, axis_name))
+        return jit_call(program, vals, f"vmap({name})"), out_dims
+    outs, batched = rule(axis_size, [d is not None for d in dims],
+                         *_to_front(vals, dims, axis_size))
     avals = [v.aval for v in call.jaxpr.outvars]
     for k, (o, b, a) in enumerate(zip(outs, batched, avals, strict=True)):
-        want = (axis_size, *a.shape) if b else a.shape
-        if np.shape(o) != want:
-            raise TypeError(f"custom_vmap: the rule of {name}: output {k} must have shape "
-                            f"{want} (batched: {b}); got {np.shape(o)}")
+        want = ShapedArray((axis_size, *a.shape) if b else a.shape, a.dtype)
+        got = get_aval(as_output(o, f"custom_vmap: the rule of {name}"))
+        if got.shape != want.shape or got.dtype != want.dtype:
+            raise TypeError(f"custom_vmap: the rule of {name}: output {k} must be "
+                            f"{want.str_short()} (the function's type, batched: {b}); got "
+                            f"{got.str_short()}")
     return list(outs), [0 if b else None for b in batched]
+
+
+takes_axis_name.add(custom_vmap_call_p)
 
 
 @custom_vmap_call_p.def_jvp

@@ -12,6 +12,11 @@ They have no rules of their own. Each one runs its out-of-place op:
   rebound to its result (``minigrad.rebind``). The program shows the out-of-place
   primitive; ``jit`` then runs it in place when nothing else reads the old value.
 
+An eager update while a function is being staged (``jit``, ``functionalize``, ``make_jaxpr``)
+raises: it would run once, at trace time, and never when the program runs. Tracers have the five
+as methods (``h.index_add_(0, index, source)``, as on a PyTorch tensor: ``METHODS``); a NumPy
+array cannot have them, so on one call ``mg.index_add_(x, ...)``.
+
 >>> import minigrad as mg, numpy as np
 >>> x = np.zeros(4)
 >>> mg.index_add_(x, 0, np.array([1, 1]), np.array([1.0, 2.0])) is x
@@ -26,7 +31,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from minigrad.core import Tracer
+from minigrad.array import Array
+from minigrad.core import Tracer, _get_current, eval_trace
+from minigrad.jaxpr import JaxprTrace
 from minigrad.ops.index_add import index_add, index_add_into, index_add_operands
 from minigrad.ops.index_copy import index_copy, index_copy_into, index_copy_operands
 from minigrad.ops.index_fill import index_fill, index_fill_into, index_fill_operands
@@ -36,7 +43,7 @@ from minigrad.ops.masked_scatter import (
     masked_scatter_into,
     masked_scatter_operands,
 )
-from minigrad.rebind import InPlaceError, check_updatable, rebind
+from minigrad.rebind import InPlaceError, check_updatable, rebind, untraced_target
 
 
 def _rebound(name: str, x: Tracer, update: Callable[[], Any]) -> Any:
@@ -53,14 +60,26 @@ def _check_target(name: str, x: Any, args: tuple) -> None:
                         f"{type(x).__name__}")
     for a in args:
         if isinstance(a, Tracer):
-            raise InPlaceError(
-                f"{name}: x is a NumPy array captured from outside the transformed function, "
-                f"and the update depends on that function's arguments: the array cannot hold "
-                f"a traced value. Copy x inside the function first (x = x * 1), and return "
-                f"the result")
+            raise untraced_target(name, a._trace.transform)
+    if _get_current() is not eval_trace:  # (a transform is running: the rare case)
+        _check_not_staging(name)
     if not x.flags.writeable:
         raise ValueError(f"{name}: x is read-only (a broadcast view, or flags.writeable is "
                          f"False): it cannot be updated in place")
+
+
+def _check_not_staging(name: str) -> None:
+    """An eager update while a function is staged would run once, at trace time: refused."""
+    trace = _get_current()
+    while trace is not None:
+        if isinstance(trace, JaxprTrace) and trace.stage_all:
+            raise InPlaceError(
+                f"{name}: x is a NumPy array, and {trace.transform} is staging the function: "
+                f"the update would run once, while tracing, and never when the program runs. "
+                f"Pass x as an argument (jit and functionalize write updates of their "
+                f"arguments back), or make it inside the function with minigrad.numpy "
+                f"(mnp.zeros) so that it is traced")
+        trace = trace.parent
 
 
 def _check_no_broadcast(name: str, x: Any, mask: Any) -> None:
@@ -131,10 +150,13 @@ def masked_scatter_(x: Any, mask: Any, source: Any) -> Any:
     return x
 
 
-for _name, _fn in (("index_add_", index_add_), ("index_copy_", index_copy_),
-                   ("index_fill_", index_fill_), ("masked_fill_", masked_fill_),
-                   ("masked_scatter_", masked_scatter_)):
-    setattr(Tracer, _name, _fn)  # h.index_add_(0, idx, src), as on a PyTorch tensor
+# The methods h.index_add_(0, idx, src), as on a PyTorch tensor: installed on Tracer and on
+# minigrad.Array here (a plain ndarray cannot take methods: mg.index_add_(x, ...) then).
+METHODS = {"index_add_": index_add_, "index_copy_": index_copy_, "index_fill_": index_fill_,
+           "masked_fill_": masked_fill_, "masked_scatter_": masked_scatter_}
+for _name, _fn in METHODS.items():
+    setattr(Tracer, _name, _fn)
+    setattr(Array, _name, _fn)
 
 __all__ = ["InPlaceError", "index_add_", "index_copy_", "index_fill_", "masked_fill_",
            "masked_scatter_"]

@@ -18,6 +18,7 @@ from minigrad.api_util import (
     call_paths,
     check_callable,
     check_unsupported,
+    input_avals,
 )
 from minigrad.core import (
     Primitive,
@@ -27,6 +28,8 @@ from minigrad.core import (
     current_trace,
     get_aval,
     new_trace,
+    result_weak_type,
+    typematch,
 )
 from minigrad.frozen import frozen, is_frozen, released
 from minigrad.tree import tree_flatten, tree_unflatten
@@ -117,6 +120,8 @@ class ClosedJaxpr:
         if self.in_tree is not None and tree != self.in_tree:
             raise TypeError(f"ClosedJaxpr: arguments must have the traced structure "
                             f"{self.in_tree}; got {tree}")
+        paths = call_paths(tree)  # (numbers become arrays, as a transform's arguments do)
+        leaves = [as_operand(x, "ClosedJaxpr", p) for x, p in zip(leaves, paths, strict=True)]
         outs = released(eval_jaxpr(self.jaxpr, self.consts, *leaves))
         return tree_unflatten(self.out_tree, outs) if self.out_tree is not None else outs
 
@@ -235,7 +240,10 @@ class JaxprTrace(Trace):
         # its id is not reused by another array while tracing
         self.consts: dict[int, tuple[Any, Var, Any]] = {}
 
+    has_weak = False  # whether a variable (or a constant) of this program is weak
+
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
+        self.has_weak = self.has_weak or aval.weak_type
         var = Var(aval)
         self.invars.append(var)
         return JaxprTracer(self, var)
@@ -244,12 +252,14 @@ class JaxprTrace(Trace):
         """The jaxpr atom for an operand: our tracer's var, a literal or a constvar."""
         if self.owns(x):
             return x.var
-        if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc":
+        if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biufc":  # is_literal
             return Literal(frozen(x) if self.keep else x)
         const = self.consts.get(id(x))
         if const is None:
             held = frozen(x) if self.keep else x
             const = self.consts[id(x)] = (x, Var(get_aval(x)), held)
+            if const[1].aval.weak_type:
+                self.has_weak = True
         return const[1]
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
@@ -268,7 +278,13 @@ class JaxprTrace(Trace):
                       for k, p in params.items()}
         inputs = [self.atom(a) for a in args]
         aval = prim.abstract_eval(*[a.aval for a in inputs], **params)  # type: ignore[misc]
-        outs = [Var(a) for a in aval] if prim.multiple_results else [Var(aval)]
+        # (abstract_eval's, inline: the hot path; no operand weak, no weak result)
+        weak = self.has_weak and result_weak_type(prim, args, params)
+        if prim.multiple_results:
+            outs = [Var(a.update_weak_type(weak)) for a in aval]
+        else:
+            outs = [Var(aval if aval.weak_type == weak else aval.update_weak_type(weak))]
+            self.has_weak = self.has_weak or weak
         self.eqns.append(Eqn(prim, inputs, params, outs))
         tracers = [JaxprTracer(self, v) for v in outs]
         return tracers if prim.multiple_results else tracers[0]
@@ -311,6 +327,17 @@ def _kept_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
                                   strict=True)):
         return jaxpr
     return Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, outvars)
+
+
+def abstract_eval(prim: Primitive, avals: Sequence[ShapedArray], operands: Sequence[Any],
+                  params: dict) -> list[ShapedArray]:
+    """The result types of ``prim`` (a list, whatever its number of results): its shape rule's
+    shapes and dtypes, weak as ``result_weak_type`` says for these ``operands``."""
+    out = prim.abstract_eval(*avals, **params)  # type: ignore[misc]
+    weak = result_weak_type(prim, operands, params)
+    if prim.multiple_results:
+        return [a.update_weak_type(weak) for a in out]
+    return [out if out.weak_type == weak else out.update_weak_type(weak)]
 
 
 # Partial evaluation of a call primitive (jit): ``rule(trace, args, params)`` splits the call
@@ -365,13 +392,13 @@ def make_jaxpr_named(fun: Callable[..., Any], transform: str) -> Callable[..., C
     check_callable(transform, fun)
 
     def staged(*args: Any, **kwargs: Any) -> ClosedJaxpr:
-        leaves, in_tree = tree_flatten((args, kwargs))  # keyword arguments are inputs too
+        raw, in_tree = tree_flatten((args, kwargs))  # keyword arguments are inputs too
         paths = call_paths(in_tree)
-        leaves = [as_operand(x, transform, p) for x, p in zip(leaves, paths, strict=True)]
+        leaves = [as_operand(x, transform, p) for x, p in zip(raw, paths, strict=True)]
         trace = JaxprTrace(current_trace(), stage_all=True, keep=True)
         trace.transform = transform
         with new_trace(trace):
-            tracers = [trace.new_arg(get_aval(x)) for x in leaves]
+            tracers = [trace.new_arg(a) for a in input_avals(raw, leaves)]
             f_args, f_kwargs = tree_unflatten(in_tree, tracers)
             out = fun(*f_args, **f_kwargs)
             # An input the function updated in place (its tracer rebound: minigrad.inplace) is
@@ -401,7 +428,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     for v, x in zip(jaxpr.constvars, consts, strict=True):
         env[v] = x
     for v, x in zip(jaxpr.invars, args, strict=True):
-        if get_aval(x) != v.aval:
+        if not typematch(get_aval(x), v.aval):
             raise TypeError(f"eval_jaxpr: an argument must be {v.aval.str_short()}; got "
                             f"{get_aval(x).str_short()}")
         env[v] = x
@@ -461,7 +488,7 @@ def typecheck(program: Jaxpr | ClosedJaxpr) -> None:
     jaxpr = program.jaxpr if isinstance(program, ClosedJaxpr) else program
     if isinstance(program, ClosedJaxpr):
         for v, c in zip(jaxpr.constvars, program.consts, strict=True):
-            if get_aval(c) != v.aval:
+            if not typematch(get_aval(c), v.aval):
                 raise TypeError(f"typecheck: a constant is {get_aval(c).str_short()}, its "
                                 f"variable {v.aval.str_short()}")
     defined: set[int] = set()
@@ -481,15 +508,16 @@ def typecheck(program: Jaxpr | ClosedJaxpr) -> None:
             if isinstance(a, Var) and id(a) not in defined:
                 raise TypeError(f"typecheck: {where} reads a variable before it is defined "
                                 f"(operand {k})")
+        operands = [a.val if isinstance(a, Literal) else a.aval for a in e.inputs]
         try:
-            out = e.prim.abstract_eval(*[a.aval for a in e.inputs], **e.params)  # type: ignore[misc]
+            expected = abstract_eval(e.prim, [a.aval for a in e.inputs], operands, e.params)
         except Exception as err:
             raise TypeError(f"typecheck: {where}: the shape rule rejects its operands: "
                             f"{err}") from err
-        expected = list(out) if e.prim.multiple_results else [out]
         if expected != [v.aval for v in e.outs]:
             raise TypeError(f"typecheck: {where}: the shape rule gives "
-                            f"{', '.join(a.str_short() for a in expected)}")
+                            f"{', '.join(map(repr, expected))}; the equation says "
+                            f"{', '.join(repr(v.aval) for v in e.outs)}")
         for p in nested:
             try:
                 typecheck(p)

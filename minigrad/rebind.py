@@ -14,15 +14,22 @@ NumPy would:
 * an update of a *view* of a tracer (the result of reshape or basic indexing), or of a tracer
   that has a view still alive: eagerly the update shows through the view, and a tracer is no
   view. ``note_view`` records views, by weak reference, on their trace.
+
+The augmented operators (``x += y``) on tracers are such updates too (``augmented``), as they
+are on NumPy arrays; and where NumPy returns a copy, a function returns a new tracer
+(``fresh``), never ``x`` itself, which a later update of ``x`` would change.
 """
 
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import Any, Callable
+
+import numpy as np
 
 from minigrad.core import Trace, Tracer, Zero, get_aval, set_current_trace, tangent_dtype
 from minigrad.jaxpr import JaxprTrace, JaxprTracer
+from minigrad.ops.elementwise import convert_element_type
 from minigrad.ops.structural import bdim_to_front, instantiate
 from minigrad.transforms.jvp import JVPTrace, JVPTracer
 from minigrad.transforms.vmap import BatchTrace, BatchTracer
@@ -30,6 +37,23 @@ from minigrad.transforms.vmap import BatchTrace, BatchTracer
 
 class InPlaceError(ValueError):
     """An in-place update that cannot be expressed under the transforms running."""
+
+
+# What works instead, in the errors below: the out-of-place op's result is a value of the
+# transform running now (``x = x * 1`` is not: a copy of a captured value is captured too).
+_OUT_OF_PLACE = ("Use the out-of-place op and its result instead (x = mg.index_add(x, ...) for "
+                 "mg.index_add_(x, ...), x = x + y for x += y)")
+
+
+def untraced_target(what: str, transform: str, x: str = "x") -> InPlaceError:
+    """The error for an update of a NumPy array ``x`` with a value traced by ``transform``."""
+    return InPlaceError(
+        f"{what}: {x} is a NumPy array, not a value of {transform}: an array captured from "
+        f"outside the transformed function, or an argument the transform does not trace (one "
+        f"vmap leaves unmapped, one grad does not differentiate); and the update depends on "
+        f"the traced arguments, which a NumPy array cannot hold. {_OUT_OF_PLACE}, or make {x} "
+        f"traced: map it, differentiate with respect to it, or pass it to jit or "
+        f"functionalize as an argument (they write its updates back)")
 
 
 def _slots(cls: type) -> list[str]:
@@ -49,6 +73,13 @@ def note_view(view: Any, base: Any) -> Any:
     if isinstance(view, Tracer) and isinstance(base, Tracer) and view is not base:
         _views(view._trace).append((weakref.ref(view), base))
     return view
+
+
+def note_number(x: Tracer) -> None:
+    """Record that ``x`` stands for a Python number (an argument jit converted to an array):
+    ``x += 1`` then makes a new value, as it does on the number (of another type, maybe: True
+    + 1 is 2), instead of updating x."""
+    x._trace.__dict__.setdefault("numbers", set()).add(id(x))
 
 
 def check_updatable(x: Tracer, what: str) -> None:
@@ -75,12 +106,47 @@ def rebind(x: Tracer, out: Any, what: str) -> Tracer:
         raise InPlaceError(
             f"{what}: x is a value of {trace.transform}, captured from outside the function "
             f"{out._trace.transform} is transforming, and the update depends on that "
-            f"function's arguments: the captured value cannot hold it. Copy x inside the "
-            f"function first (x = x * 1), and return the result")
+            f"function's arguments: the captured value cannot hold it. {_OUT_OF_PLACE}, and "
+            f"return the result")
     new = out if isinstance(out, Tracer) and out._trace is trace else _lift(trace, out)
     for slot in _slots(type(x)):
         object.__setattr__(x, slot, object.__getattribute__(new, slot))
     return x
+
+
+def fresh(x: Tracer) -> Tracer:
+    """A new tracer for ``x``'s value: what NumPy's copy is under a transform (no equation; a
+    later update of ``x`` rebinds ``x``, not this one)."""
+    new = object.__new__(type(x))
+    for slot in _slots(type(x)):
+        object.__setattr__(new, slot, object.__getattribute__(x, slot))
+    return new
+
+
+def augmented(fn: Callable[[Any, Any], Any], symbol: str) -> Callable[[Tracer, Any], Tracer]:
+    """``x += y`` (``symbol``) on a tracer, as on a NumPy array: an in-place update, ``x``
+    rebound to ``fn(x, y)`` cast to x's dtype by NumPy's same_kind rule; x keeps its shape."""
+    what = f"x {symbol} y"
+
+    def update(x: Tracer, y: Any) -> Tracer:
+        if id(x) in x._trace.__dict__.get("numbers", ()):
+            return fn(x, y)  # type: ignore[no-any-return]
+        check_updatable(x, what)
+        out = fn(x, y)
+        aval, new = x.aval, get_aval(out)
+        if new.dtype != aval.dtype:  # (NumPy checks the casting first, then the shape)
+            if not np.can_cast(new.dtype, aval.dtype, casting="same_kind"):
+                raise TypeError(f"{what}: x must keep its dtype {aval.dtype} (it is updated in "
+                                f"place), and NumPy's same_kind rule does not cast the "
+                                f"result's {new.dtype} to it")
+            out = convert_element_type(out, aval.dtype)
+        if new.shape != aval.shape:
+            raise ValueError(f"{what}: x must keep its shape {aval.shape} (it is updated in "
+                             f"place); got a result of shape {new.shape}")
+        return rebind(x, out, what)
+
+    update.__name__ = f"__i{fn.__name__}__"
+    return update
 
 
 def _lift(trace: Trace, value: Any) -> Tracer:

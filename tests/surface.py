@@ -84,7 +84,7 @@ class Rec:
 
     def reference(self) -> Callable[..., Any] | None:
         if self.ref != "auto":
-            return self.ref
+            return None if self.ref is None else self._spread(self.ref)
         twin = numpy_twin(self.name)
         return None if twin is None else self._spread(twin)
 

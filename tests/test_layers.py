@@ -22,9 +22,9 @@ LAYERS = [
     ("transforms", ["minigrad.transforms.*"]),
     ("rebinding (in-place updates under transforms)", ["minigrad.rebind"]),
     ("staging", ["minigrad.staging.*"]),
-    ("user API", ["minigrad.numpy.*", "minigrad.array", "minigrad.inplace", "minigrad.custom_rules",
-                  "minigrad.collectives", "minigrad.graph", "minigrad.lax.*",
-                  "minigrad"]),
+    ("user API", ["minigrad.numpy.*", "minigrad.random.*", "minigrad.array", "minigrad.inplace",
+                  "minigrad.custom_rules", "minigrad.collectives", "minigrad.graph",
+                  "minigrad.lax.*", "minigrad"]),
     ("testing", ["minigrad.testing.*"]),
     ("tools", ["minigrad.tools.*", "minigrad.__main__"]),
 ]

@@ -482,5 +482,5 @@ def test_out_of_range_index_on_tracer():
         mg.grad(lambda t: t[-4].sum())(np.ones(3))
     with pytest.raises(IndexError, match="out of bounds"):
         mg.vmap(lambda t: t[np.array([4])])(x)
-    with pytest.raises(IndexError, match=r"must be in \[0, 4\).*got 4"):
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0 with size 4"):
         mg.vmap(lambda t, i: t[i])(x, np.array([0, 4, -1]))

@@ -47,6 +47,14 @@ def test_eager(rec: Rec, dtype: np.dtype) -> None:
                        **rec.kwargs)
         assert_close(out, expected, tolerance(dtype, rec), f"{rec.id} against NumPy",
                      dtype=rec.ref_dtype)
+        # never a view of an argument where NumPy's result is a new array (issue #29 item 6: a
+        # later write into the argument would show through). (A copy where NumPy gives a
+        # view, diagonal's read-only one say, costs memory but changes no result.)
+        for i, a in enumerate(args):
+            if isinstance(a, np.ndarray):
+                for j, (o, e) in enumerate(zip(leaves(out), leaves(expected), strict=True)):
+                    assert not np.shares_memory(o, a) or np.shares_memory(e, a), \
+                        f"{rec.id}: result {j} is a view of argument {i}; NumPy's is a copy"
 
 
 @pytest.mark.parametrize("rec, dtype", cases())

@@ -15,7 +15,14 @@ from minigrad.array import check_device
 from minigrad.core import Tracer, get_aval
 from minigrad.dtypes import default_int_dtype
 from minigrad.numpy.shape import _shape_arg, broadcast_to, moveaxis, reshape
-from minigrad.numpy.util import ArrayLike, canonical_axes, dtype_arg, result_dtype
+from minigrad.numpy.util import (
+    ArrayLike,
+    aval_of,
+    canonical_axes,
+    copy_of,
+    dtype_arg,
+    result_dtype,
+)
 from minigrad.numpy.util import asarray as util_asarray
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
@@ -66,7 +73,7 @@ def full(shape: ShapeLike, fill_value: ArrayLike, dtype: Any = None, *, device: 
 
 def _like(fn: str, a: ArrayLike, fill_value: Any, dtype: Any, shape: Any, device: Any) -> Any:
     check_device(device, fn)
-    aval = get_aval(util_asarray(a))
+    aval = aval_of(a)
     return _full(aval.shape if shape is None else shape, fill_value,
                  dtype_arg(dtype, fn, aval.dtype), fn)
 
@@ -284,7 +291,8 @@ def meshgrid(*xi: ArrayLike, copy: bool = True, sparse: bool = False, indexing: 
         s = [1] * n
         s[pos] = get_aval(x).shape[0]
         y = reshape(x, s)
-        out.append(y if sparse else broadcast_to(y, shape))
+        y = y if sparse else broadcast_to(y, shape)
+        out.append(copy_of(y) if copy else y)  # (NumPy's default: new arrays)
     return out
 
 

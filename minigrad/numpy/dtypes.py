@@ -14,7 +14,7 @@ import numpy as np
 
 from minigrad.array import check_device
 from minigrad.core import Tracer, get_aval
-from minigrad.numpy.util import ArrayLike, asarray, dtype_arg, is_array, result_dtype
+from minigrad.numpy.util import ArrayLike, asarray, copy_of, dtype_arg, is_array, result_dtype
 from minigrad.ops import elementwise as ew
 
 __all__ = [  # what minigrad.numpy exports from here
@@ -82,15 +82,13 @@ def iinfo(type: Any) -> np.iinfo:
     return np.iinfo(_dtype_of(type, "iinfo"))
 
 
-def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Any:
-    """``x`` converted to ``dtype`` (JAX's and the array API's signature). A new array when
-    the dtype differs or ``copy`` is True; ``x`` itself (as a view) otherwise."""
+def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Any:
+    """``x`` converted to ``dtype`` (the array API's signature): always a new array, as
+    NumPy's ``astype`` by default; with ``copy=False``, ``x`` itself when it has the dtype."""
     check_device(device, "astype")
     x = asarray(x)
     out = ew.convert_element_type(x, dtype_arg(dtype, "astype"))
-    if copy and isinstance(out, np.ndarray) and np.shares_memory(out, x):
-        out = out.copy()
-    return out
+    return copy_of(out) if copy and out is x else out
 
 
 def iscomplexobj(x: Any) -> Any:

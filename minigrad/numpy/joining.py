@@ -16,6 +16,7 @@ from minigrad.numpy.util import (
     ArrayLike,
     asarray,
     canonical_axes,
+    copy_of,
     dtype_arg,
     result_dtype,
     returns_view,
@@ -59,7 +60,8 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: Any = 
     if any(s[:ax] + s[ax + 1:] != shapes[0][:ax] + shapes[0][ax + 1:] for s in shapes):
         raise ValueError(f"concatenate: the arrays must agree in every axis but {ax}; got "
                          f"shapes {shapes}")
-    return st.concatenate(xs, ax)
+    # (one array: NumPy copies it, where the primitive would return it as it is)
+    return st.concatenate(xs, ax) if len(xs) > 1 else copy_of(xs[0])
 
 
 def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Any:
@@ -75,7 +77,7 @@ def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: Any = None) -> Any:
         raise ValueError(f"stack: all arrays must have the same shape; got {sorted(shapes)}")
     (ax,) = canonical_axes(axis, get_aval(xs[0]).ndim + 1, "stack")
     return st.concatenate([st.expand_dims(a, (ax,)) for a in xs], ax) if len(xs) > 1 else \
-        ew.convert_element_type(st.expand_dims(xs[0], (ax,)), get_aval(xs[0]).dtype)
+        copy_of(st.expand_dims(xs[0], (ax,)))
 
 
 def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Any, ...]:

@@ -11,7 +11,15 @@ from minigrad.core import get_aval
 from minigrad.dtypes import default_int_dtype
 from minigrad.numpy.shape import ravel
 from minigrad.numpy.ufuncs import divide
-from minigrad.numpy.util import ArrayLike, Axis, asarray, canonical_axes, float_dtype, keep
+from minigrad.numpy.util import (
+    ArrayLike,
+    Axis,
+    asarray,
+    canonical_axes,
+    copy_of,
+    float_dtype,
+    keep,
+)
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 
@@ -25,13 +33,15 @@ def sum(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Any:
     axes = canonical_axes(axis, get_aval(x).ndim, "sum")
     if get_aval(x).dtype == np.bool_:
         x = ew.convert_element_type(x, default_int_dtype())
-    return keep(st.reduce_sum(x, axes), axes, keepdims)
+    out = keep(st.reduce_sum(x, axes), axes, keepdims)
+    return out if axes else copy_of(out)  # (summing over no axes, NumPy still copies)
 
 
 def max(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Any:
     x = asarray(x)
     axes = canonical_axes(axis, get_aval(x).ndim, "max")
-    return keep(ew.reduce_max(x, axes), axes, keepdims)
+    out = keep(ew.reduce_max(x, axes), axes, keepdims)
+    return out if axes else copy_of(out)
 
 
 def mean(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Any:

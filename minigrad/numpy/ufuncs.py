@@ -23,13 +23,23 @@ __all__ = [  # what minigrad.numpy exports from here
 ]
 
 
+# The tracer's operators, by primitive name: the same computations as the functions, keeping
+# weak types weak (Python's arithmetic keeps numbers numbers; NumPy's functions make arrays).
+OPERATORS: dict[str, Callable[..., Any]] = {}
+
+
 def _binary(prim_fn: Callable[[Any, Any], Any], float_only: bool = False
             ) -> Callable[[ArrayLike, ArrayLike], Any]:
     def fn(x: ArrayLike, y: ArrayLike) -> Any:
         dtype = float_dtype(x, y) if float_only else None
         return prim_fn(*promote(x, y, dtype=dtype, name=fn.__name__))
 
+    def operator(x: ArrayLike, y: ArrayLike) -> Any:
+        dtype = float_dtype(x, y) if float_only else None
+        return prim_fn(*promote(x, y, dtype=dtype, name=fn.__name__, keep_weak=True))
+
     fn.__name__ = prim_fn.__name__
+    OPERATORS[fn.__name__] = operator
     return fn
 
 
@@ -53,12 +63,21 @@ _power = _binary(ew.pow_)
 
 def power(x: ArrayLike, y: ArrayLike) -> Any:
     """``x ** y``; a Python int exponent uses the cheaper ``integer_pow``."""
+    return _power_of(x, y, keep_weak=False)
+
+
+def _power_of(x: ArrayLike, y: ArrayLike, keep_weak: bool) -> Any:
     if isinstance(y, int) and not isinstance(y, bool) and is_array(x):
+        x = x if keep_weak else asarray(x)
         dtype = get_aval(x).dtype
         if y < 0 and not np.issubdtype(dtype, np.inexact):
             raise ValueError("power: integers to negative integer powers are not allowed")
         return ew.integer_pow(x, y)
-    return _power(x, y)
+    return OPERATORS["pow_"](x, y) if keep_weak else _power(x, y)
+
+
+OPERATORS["power"] = lambda x, y: _power_of(x, y, keep_weak=True)
+OPERATORS["negative"] = lambda x: ew.neg(x)  # (an operator's operand is a tracer)
 
 
 maximum = _binary(ew.maximum)
@@ -89,8 +108,16 @@ def square(x: ArrayLike) -> Any:
     return multiply(x, x)
 
 
-def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Any:
-    """``x`` where ``condition`` holds, else ``y``, with NumPy broadcasting."""
+def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /, *,
+          size: int | None = None, fill_value: Any = None) -> Any:
+    """``x`` where ``condition`` holds, else ``y``, with NumPy broadcasting; alone,
+    ``where(condition)`` is ``nonzero(condition, size=size, fill_value=fill_value)``."""
+    if x is None and y is None:
+        from minigrad.numpy.index_tricks import nonzero  # (no cycle: it never imports ufuncs)
+
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ValueError("where: either both or neither of x and y must be given")
     condition = asarray(condition)
     if get_aval(condition).dtype != np.bool_:
         condition = not_equal(condition, 0)

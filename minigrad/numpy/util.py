@@ -14,10 +14,10 @@ import numpy as np
 
 from minigrad import core
 from minigrad.core import Tracer, get_aval
-from minigrad.dtypes import canonicalize_dtype, default_float_dtype
+from minigrad.dtypes import canonicalize_dtype, default_float_dtype, scalar_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
-from minigrad.rebind import note_view
+from minigrad.rebind import fresh, note_view
 
 ArrayLike = Any
 Axis = int | Sequence[int] | None
@@ -29,9 +29,15 @@ def is_array(x: Any) -> bool:
 
 def asarray(x: ArrayLike, dtype: Any = None) -> Any:
     """Tracers pass through (converted if ``dtype`` differs); anything else becomes an eager
-    array (``minigrad.Array``: a view of an ndarray, never a copy unless a dtype asks for one)."""
+    array (``minigrad.Array``: a view of an ndarray, never a copy unless a dtype asks for one).
+    As ``np.asarray(2.0)`` is a strongly typed array, a weak tracer (a Python number, traced)
+    becomes strong: every function that takes its operands through ``asarray`` or ``promote``
+    gives what NumPy's would, eagerly and traced."""
     if isinstance(x, Tracer):
-        return x if dtype is None else ew.convert_element_type(x, dtype)
+        if dtype is None and not x.aval.weak_type:
+            return x
+        return ew.convert_element_type(x, x.aval.dtype if dtype is None else dtype,
+                                       weak_type=False)
     if type(x) is core.eager_array_type and dtype is None:
         out = x
     else:
@@ -44,9 +50,36 @@ def asarray(x: ArrayLike, dtype: Any = None) -> Any:
     return core.to_eager_array(out if canonical == out.dtype else out.astype(canonical))
 
 
+def is_weak(x: ArrayLike) -> bool:
+    """A Python scalar, or a tracer standing for one (a transform's input, or what operators
+    made of them): weakly typed."""
+    return x.aval.weak_type if isinstance(x, Tracer) else not isinstance(x, (np.ndarray,
+                                                                             np.generic))
+
+
+# A Python number of each kind a weak value can have, highest first: NumPy promotes a weak
+# tracer as the number it stands for.
+KIND_VALUE = {"c": 0j, "f": 0.0, "i": 0, "b": False}
+
+
+def aval_of(x: ArrayLike) -> Any:
+    """The shape and dtype ``asarray(x)`` has, without converting a tracer."""
+    return get_aval(x) if isinstance(x, Tracer) else get_aval(asarray(x))
+
+
 def result_dtype(*xs: ArrayLike) -> np.dtype:
-    # Python scalars are "weak" under NumPy 2: they adopt the arrays' dtype.
-    return canonicalize_dtype(np.result_type(*[x.dtype if is_array(x) else x for x in xs]))
+    # Python scalars are "weak" under NumPy 2: they adopt the arrays' dtype. So do weak tracers.
+    return promoted_dtype(xs, [is_weak(x) for x in xs])
+
+
+def promoted_dtype(xs: Sequence[ArrayLike], weak: Sequence[bool]) -> np.dtype:
+    """NumPy 2's promotion of ``xs`` (``weak``: which stand for Python numbers), canonical."""
+    if all(weak):  # numbers only: the highest kind, as Python's arithmetic gives
+        kinds = {get_aval(x).dtype.kind for x in xs}
+        return scalar_dtype(next(v for k, v in KIND_VALUE.items() if k in kinds))
+    return canonicalize_dtype(np.result_type(*[
+        (KIND_VALUE[x.dtype.kind] if w else x.dtype) if is_array(x) else x
+        for x, w in zip(xs, weak, strict=True)]))
 
 
 def dtype_arg(dtype: Any, fn: str, default: np.dtype | None = None) -> np.dtype:
@@ -72,12 +105,19 @@ def check_broadcast(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
                          f"{', '.join(map(str, shapes))}") from None
 
 
-def promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcast"
-            ) -> list[Any]:
-    """Convert to one dtype and broadcast to one shape, NumPy's way."""
-    dtype = result_dtype(*xs) if dtype is None else dtype
-    arrays = [asarray(x, dtype) if not is_array(x) else ew.convert_element_type(x, dtype)
-              for x in xs]
+def promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcast",
+            keep_weak: bool = False) -> list[Any]:
+    """Convert to one dtype and broadcast to one shape, NumPy's way. The operands come out
+    strong, as NumPy's functions make them; with ``keep_weak`` (the operators: Python's own
+    arithmetic keeps numbers numbers) weak ones stay weak if all are."""
+    weak = [is_weak(x) for x in xs]
+    dtype = promoted_dtype(xs, weak) if dtype is None else dtype
+    flag = (True if all(weak) else None) if keep_weak else False
+    # (a weak int going to a narrower integer dtype is range-checked, as NumPy checks a
+    # Python int)
+    arrays = [asarray(x, dtype) if not is_array(x)
+              else ew.convert_element_type(x, dtype, flag, checked=w)
+              for x, w in zip(xs, weak, strict=True)]
     shapes = [get_aval(a).shape for a in arrays]
     if all(s == shapes[0] for s in shapes):  # nothing to broadcast: the common case
         return arrays
@@ -90,6 +130,13 @@ def promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcas
 def float_dtype(*xs: ArrayLike) -> np.dtype:
     dtype = result_dtype(*xs)
     return dtype if dtype.kind in "fc" else default_float_dtype()  # floating or complex
+
+
+def copy_of(x: Any) -> Any:
+    """A copy, where NumPy returns one and a primitive skipped a bind that would change
+    nothing (returning ``x`` or a view of it): a later in-place update of ``x`` must not show
+    through. Under a transform, a new tracer of the same value (``minigrad.rebind.fresh``)."""
+    return fresh(x) if isinstance(x, Tracer) else core.to_eager_array(np.array(x, copy=True))
 
 
 def returns_view(fn: Callable[..., Any]) -> Callable[..., Any]:

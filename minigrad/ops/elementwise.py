@@ -139,6 +139,36 @@ def _div_transpose(ct: Any, x: Any, y: Any) -> tuple:
     return (div(ct, y), None)
 
 
+def _rem_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    # C's remainder (the dividend's sign); an integer x rem 0 is x, as in XLA (NumPy: 0)
+    if x.dtype.kind in "iu":
+        zero = y == 0
+        return np.where(zero, x, np.fmod(x, np.where(zero, 1, y).astype(y.dtype)))
+    return np.fmod(x, y)
+
+
+rem_p = binary("rem", _rem_impl, None, None)
+
+
+def rem(x: Any, y: Any) -> Any: return rem_p.bind(x, y)
+
+
+@rem_p.def_jvp
+def _rem_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # out_dot = x_dot - y_dot * trunc(x / y), trunc(q) = q - rem(q, 1); integers: float0
+    x, y = primals
+    tx, ty = tangents
+    out = rem(x, y)
+    aval = get_aval(out)
+    if aval.dtype.kind not in "fc":
+        return out, Zero(ShapedArray(aval.shape, float0))
+    t_out: Any = Zero(aval) if isinstance(tx, Zero) else tx
+    if not isinstance(ty, Zero):
+        q = div(x, y)
+        t_out = add_tangents(t_out, neg(mul(ty, sub(q, rem(q, full_like(q, 1))))))
+    return out, t_out
+
+
 # --------------------------------------------------------------------------- transcendental
 
 
@@ -295,28 +325,52 @@ select_p.def_batch(partial(_elementwise_batch, select_p))
 convert_element_type_p = Primitive("convert_element_type")
 
 
-def convert_element_type(x: Any, new_dtype: Any) -> Any:
+def convert_element_type(x: Any, new_dtype: Any, weak_type: bool | None = None,
+                         checked: bool = False) -> Any:
+    """``x`` as ``new_dtype``. The result is weak with ``weak_type=True`` (minigrad.numpy's
+    promotion of weak operands among themselves) and strong with False (a weak value made
+    strong, as a NumPy function's result is); with None, converting to ``x``'s own dtype does
+    nothing, and any other conversion is strong. ``checked``: an integer out of the new
+    integer dtype's range is an OverflowError (a Python int's promotion, NumPy's rule), not
+    wrapped."""
     new_dtype = np.dtype(new_dtype)
-    if get_aval(x).dtype == new_dtype:
+    aval = get_aval(x)
+    if aval.dtype == new_dtype and (weak_type is None or aval.weak_type == weak_type):
         return x
-    return convert_element_type_p.bind(x, new_dtype=new_dtype)
+    params: dict[str, Any] = {"new_dtype": new_dtype}
+    if weak_type or aval.dtype == new_dtype:  # (shown when it is the point)
+        params["weak_type"] = bool(weak_type)
+    if checked and aval.dtype.kind in "iu" and new_dtype.kind in "iu":
+        params["checked"] = True
+    return convert_element_type_p.bind(x, **params)
+
+
+convert_element_type_p.weak_type_rule = lambda *, weak_type=False, **params: weak_type
 
 
 @convert_element_type_p.def_impl
-def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype) -> np.ndarray:
+def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool = False,
+                  checked: bool = False) -> np.ndarray:
+    if checked and x.size:
+        info = np.iinfo(new_dtype)
+        bad = x[(x < info.min) | (x > info.max)]
+        if bad.size:
+            raise OverflowError(f"Python integer {bad.flat[0]} out of bounds for {new_dtype}")
     return x.astype(new_dtype)
 
 
 @convert_element_type_p.def_abstract_eval
-def _convert_abstract_eval(x: ShapedArray, *, new_dtype: np.dtype) -> ShapedArray:
+def _convert_abstract_eval(x: ShapedArray, *, new_dtype: np.dtype, **params: Any
+                           ) -> ShapedArray:
     return ShapedArray(x.shape, new_dtype)
 
 
 @convert_element_type_p.def_jvp
-def _convert_jvp(primals: tuple, tangents: tuple, *, new_dtype: np.dtype) -> tuple:
+def _convert_jvp(primals: tuple, tangents: tuple, **params: Any) -> tuple:
     # float -> float converts the tangent; anything from or to a non-float has a zero tangent
     (x,), (t,) = primals, tangents
-    out = convert_element_type(x, new_dtype)
+    new_dtype = params["new_dtype"]
+    out = convert_element_type_p.bind(x, **params)
     if isinstance(t, Zero) or get_aval(t).dtype == float0 or new_dtype.kind not in "fc":
         tdtype = new_dtype if new_dtype.kind in "fc" else float0
         return out, Zero(ShapedArray(get_aval(x).shape, tdtype))
@@ -324,7 +378,7 @@ def _convert_jvp(primals: tuple, tangents: tuple, *, new_dtype: np.dtype) -> tup
 
 
 @convert_element_type_p.def_transpose
-def _convert_transpose(ct: Any, x: UndefPrimal, *, new_dtype: np.dtype) -> tuple:
+def _convert_transpose(ct: Any, x: UndefPrimal, **params: Any) -> tuple:
     return (convert_element_type(ct, x.aval.dtype),)
 
 

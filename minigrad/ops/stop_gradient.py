@@ -24,7 +24,7 @@ def stop_gradient(x: Any) -> Any:
 
     >>> import minigrad as mg, numpy as np
     >>> mg.grad(lambda x: x * stop_gradient(x))(np.float64(3.0))
-    array(3.)
+    Array(3., dtype=float64)
     """
     return stop_gradient_p.bind(x)
 

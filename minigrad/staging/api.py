@@ -4,6 +4,12 @@ The signature is the pytree structure of the dynamic arguments, each leaf's shap
 and the values of the static arguments (hashable: they are part of the key). On a miss the
 function is traced to a program (Python side effects run then, and only then); the call itself
 is one ``jit`` equation, so every transform applies to it (its rules are in ``call.py``).
+
+A function that updates an argument in place is also specialised to how the arguments alias
+(as torch.compile's guards do): the same array passed twice is one input of the program, so
+an update of one shows through the other, as eagerly (the first such call traces the function
+twice: for distinct arguments, which shows that it updates one, then for these); overlapping
+views of one array, which a program cannot express, raise naming both arguments.
 """
 
 from __future__ import annotations
@@ -23,13 +29,16 @@ from minigrad.api_util import (
     call_paths,
     check_callable,
     check_unsupported,
+    input_avals,
 )
-from minigrad.core import Tracer, _get_current, eval_trace, get_aval
+from minigrad.core import Tracer, _get_current, eval_trace
 from minigrad.frozen import released
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
-from minigrad.rebind import rebind
+from minigrad.rebind import note_number, rebind
+from minigrad.staging.aliasing import aliasing, check_updates
 from minigrad.staging.call import jit_p, trace_program
 from minigrad.staging.executor import Compiled, compiled
+from minigrad.transforms.vmap import axis_env
 from minigrad.tree import LEAF, PyTreeDef, tree_flatten, tree_unflatten
 
 
@@ -71,15 +80,20 @@ def static_key(value: Any) -> Hashable:
 class Entry:
     """A cached trace: the program, how to rebuild the output tree, and which inputs the
     function updates in place (``mutated``, positions among the leaves: the program returns
-    their final values after its outputs, and the call writes them back). ``used``: whether a
-    call ran it since the cache last looked (see ``Jitted.cache_size``)."""
+    their final values after its outputs, and the call writes them back). ``same``: the
+    aliasing the program was traced for (``aliasing``), None for distinct arguments;
+    ``captured``: weak references to the arrays it closes over, when it updates an input
+    (checked against the inputs on every call: the program holds copies of them). ``used``:
+    whether a call ran it since the cache last looked (see ``Jitted.cache_size``)."""
 
-    __slots__ = ("program", "out_tree", "fn", "donate", "mutated", "used", "cached")
+    __slots__ = ("program", "out_tree", "fn", "donate", "mutated", "same", "captured", "used",
+                 "cached")
 
     def __init__(self, program: ClosedJaxpr, out_tree: PyTreeDef, donate: tuple[int, ...],
-                 mutated: tuple[int, ...] = ()):
+                 mutated: tuple[int, ...] = (), same: tuple[int, ...] | None = None):
         self.program, self.out_tree, self.donate = program, out_tree, donate
-        self.mutated = mutated
+        self.mutated, self.same = mutated, same
+        self.captured = list(getattr(program, "originals", ())) if mutated else []
         self.fn: Callable[..., list] | None = None  # compiled on first use
         self.used = False
         self.cached = False  # whether the cache holds it
@@ -156,17 +170,54 @@ class Jitted:
             counts = [len(tree_flatten(a)[0]) for a in dyn]
             starts = np.cumsum([0, *counts])
             donate = tuple(k for j in donated_args for k in range(starts[j], starts[j + 1]))
+        # (Python numbers among the leaves: x += 1 makes a new number of them, not an update)
+        numbers = tuple([i for i, r in enumerate(raw) if type(r) is not np.ndarray
+                         and not isinstance(r, (np.ndarray, Tracer))])
+        # A Python scalar's type is weak (so 2.0 and a 0-d float64 array trace apart); the named
+        # axes of the vmaps running are in the key, as collectives read their sizes.
+        avals = input_avals(raw, leaves)
         statics_key = tuple((kind, where, static_key(value)) for kind, where, value in statics)
-        key = (in_tree, tuple((x.shape, x.dtype) for x in leaves), statics_key, donate)
+        key: Any = (in_tree, tuple(avals), statics_key, donate, numbers, axis_env())
         entry = self.cache.get(key)
-        if entry is not None:
+        closed_over: list[Any] = []
+        if entry is None:
+            entry, closed_over = self._trace(in_tree, avals, statics, donate, numbers, None)
+            if not closed_over:
+                self.store(key, entry)
+        else:
             entry.used = True
-            return entry, leaves, [], raw
+        if entry.mutated:  # then the program depends on how the arguments alias
+            same, overlaps = aliasing(leaves)
+            if same is not None:  # the same array twice: a program of its own
+                key = (key, same)
+                special = self.cache.get(key)
+                if special is None:
+                    special, closed_over = self._trace(in_tree, avals, statics, donate,
+                                                       numbers, same)
+                    if not closed_over:
+                        self.store(key, special)
+                else:
+                    special.used = True
+                entry = special
+            check_updates(repr(self), entry, raw, leaves, overlaps,
+                          Paths(lambda: call_paths(in_tree)), closed_over)
+        return entry, leaves, closed_over, raw
+
+    def _trace(self, in_tree: PyTreeDef, avals: list[Any], statics: tuple,
+               donate: tuple[int, ...], numbers: tuple[int, ...], same: tuple[int, ...] | None
+               ) -> tuple[Entry, list[Any]]:
+        """A new trace of the function, and the values of outer transforms it closes over.
+        ``numbers``: the leaves that were Python numbers; ``same``: one tracer for the leaves
+        that are one array (``aliasing``)."""
         self.traces += 1
         out_box: list[PyTreeDef] = []
         mutated: list[int] = []
 
         def flat(*tracers: Any) -> list[Any]:
+            if same is not None:
+                tracers = tuple(tracers[j] for j in same)
+            for i in numbers:
+                note_number(tracers[i])
             inputs = [t.var for t in tracers]
             f_args, f_kwargs = tree_unflatten(in_tree, tracers)
             full = list(f_args)
@@ -179,11 +230,11 @@ class Jitted:
             out_box.append(out_tree)
             # an input the function updated in place (its tracer was rebound) is an output too
             mutated[:] = [i for i, (t, v) in enumerate(zip(tracers, inputs, strict=True))
-                          if t.var is not v]
+                          if t.var is not v and (same is None or same[i] == i)]
             return ([as_output(o, repr(self)) for o in out_leaves]
                     + [tracers[i] for i in mutated])
 
-        program = trace_program(flat, [get_aval(x) for x in leaves], repr(self), keep=True)
+        program = trace_program(flat, avals, repr(self), keep=True)
         # Values of outer transforms the function closed over become leading operands; a
         # program that holds them belongs to this call only.
         lifted = [isinstance(c, Tracer) for c in program.consts]
@@ -201,10 +252,7 @@ class Jitted:
         donate = tuple(sorted({*donate, *mutated}))
         if closed_over:
             donate = tuple(k + len(closed_over) for k in donate)
-        entry = Entry(program, out_box[0], donate, tuple(mutated))
-        if not closed_over:
-            self.store(key, entry)
-        return entry, leaves, closed_over, raw
+        return Entry(program, out_box[0], donate, tuple(mutated), same), closed_over
 
     def store(self, key: Any, entry: Entry) -> None:
         """Cache ``entry`` under ``key``, first dropping entries beyond ``cache_size``: the
@@ -238,14 +286,12 @@ class Jitted:
                 outs = entry.fn(*args)
                 return outs[0] if entry.out_tree is LEAF else tree_unflatten(entry.out_tree,
                                                                             outs)
-        entry, leaves, closed_over, raw = self._entry(args, kwargs)
-        if not closed_over and not kwargs and not self.static_argnums and not entry.mutated and all(
-                type(a) is np.ndarray for a in args):
+        entry, leaves, closed_over, _ = self._entry(args, kwargs)
+        if not closed_over and not kwargs and not self.static_argnums and entry.same is None \
+                and all(type(a) is np.ndarray for a in args):
             with self.lock:
                 if entry.cached:  # (not dropped by another thread meanwhile)
                     self.fast[tuple([(a.shape, a.dtype) for a in args])] = entry
-        if entry.mutated:
-            check_writable(repr(self), entry, raw, leaves)
         outs = self.run(entry, [*closed_over, *leaves])
         return write_back(entry, leaves, outs, repr(self))
 
@@ -260,21 +306,6 @@ class Jitted:
         """The program and generated code for arguments like these (values unused)."""
         entry, _, _, _ = self._entry(args, kwargs)
         return Lowered(compiled(entry.program, entry.donate, self.name), entry.program)
-
-
-def check_writable(name: str, entry: Entry, raw: list, leaves: list) -> None:
-    """The inputs the function updates in place must be arrays it may write: checked before
-    any work, as the eager update would. ``raw``: the caller's leaves, before conversion."""
-    for i in entry.mutated:
-        x = leaves[i]
-        if isinstance(x, Tracer):
-            continue
-        if raw[i] is not x:  # a Python number or a list, converted: not the caller's array
-            raise TypeError(f"{name}: the function updates an argument in place, so it "
-                            f"must be a NumPy array; got {type(raw[i]).__name__}")
-        if not x.flags.writeable:
-            raise ValueError(f"{name}: the function updates an argument in place, and "
-                             f"that array is read-only")
 
 
 def write_back(entry: Entry, leaves: list, outs: list, what: str) -> Any:

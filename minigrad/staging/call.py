@@ -21,6 +21,8 @@ from __future__ import annotations
 import weakref
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from minigrad.core import (
     Primitive,
     ShapedArray,
@@ -30,12 +32,13 @@ from minigrad.core import (
     current_trace,
     new_trace,
     tangent_dtype,
+    typematch,
 )
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, JaxprTrace, eval_jaxpr, partial_eval_rules
 from minigrad.ops.structural import instantiate, moveaxis
 from minigrad.transforms.jvp import JVPTrace
 from minigrad.transforms.transpose import backward_pass
-from minigrad.transforms.vmap import BatchTrace, BatchTracer
+from minigrad.transforms.vmap import BatchTrace, BatchTracer, takes_axis_name
 
 jit_p = Primitive("jit")
 jit_p.multiple_results = True
@@ -54,6 +57,10 @@ def trace_program(fun: Callable[..., Sequence[Any]], avals: Sequence[ShapedArray
         jaxpr, consts = trace.to_jaxpr(list(outs))
     closed = ClosedJaxpr(jaxpr, consts)
     closed.kept = keep
+    # the captured arrays themselves (weakly: the cache must not keep a caller's array alive),
+    # for jit's check that an argument updated in place is not also one of them
+    closed.originals = [weakref.ref(x) for x, _, held in trace.consts.values()  # type: ignore
+                        if isinstance(x, np.ndarray) and held is not x]
     return closed
 
 
@@ -86,7 +93,7 @@ def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str, donate: tuple[int, ...]
 def _jit_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, name: str,
                        donate: tuple[int, ...]) -> list[ShapedArray]:
     expected = [v.aval for v in jaxpr.jaxpr.invars]
-    if list(avals) != expected:
+    if len(avals) != len(expected) or not all(map(typematch, avals, expected)):
         raise TypeError(f"jit({name}): the program takes "
                         f"{', '.join(a.str_short() for a in expected) or 'nothing'}; got "
                         f"{', '.join(a.str_short() for a in avals) or 'nothing'}")
@@ -143,19 +150,20 @@ def _jit_jvp(primals: tuple, tangents: tuple, *, jaxpr: ClosedJaxpr, name: str,
 # --------------------------------------------------------------------------- batching
 
 
-def batch_program(closed: ClosedJaxpr, axis_size: int, dims: tuple[int | None, ...]
-                  ) -> tuple[ClosedJaxpr, list[int | None]]:
+def batch_program(closed: ClosedJaxpr, axis_size: int, dims: tuple[int | None, ...],
+                  axis_name: Any = None) -> tuple[ClosedJaxpr, list[int | None]]:
     """The program of the batched inputs (batch axis at ``dims``); each batched output has its
-    batch axis first, an unbatched one (None) is computed once."""
+    batch axis first, an unbatched one (None) is computed once. ``axis_name`` names the axis,
+    for the collectives the program may hold."""
     avals = []
     for v, d in zip(closed.jaxpr.invars, dims, strict=True):
         shape = v.aval.shape
-        avals.append(v.aval if d is None
-                     else ShapedArray((*shape[:d], axis_size, *shape[d:]), v.aval.dtype))
+        avals.append(v.aval if d is None else ShapedArray((*shape[:d], axis_size, *shape[d:]),
+                                                          v.aval.dtype, v.aval.weak_type))
     out_dims: list[int | None] = []
 
     def fun(*args: Any) -> list[Any]:
-        trace = BatchTrace(current_trace(), axis_size)
+        trace = BatchTrace(current_trace(), axis_size, axis_name)
         trace.transform = "jit's vmap"
         with new_trace(trace):
             tracers = [x if d is None else BatchTracer(trace, x, d)
@@ -170,10 +178,13 @@ def batch_program(closed: ClosedJaxpr, axis_size: int, dims: tuple[int | None, .
 
 @jit_p.def_batch
 def _jit_batch(axis_size: int, vals: tuple, dims: tuple, *, jaxpr: ClosedJaxpr, name: str,
-               donate: tuple[int, ...]) -> tuple[list, list]:
-    program, out_dims = derived(jaxpr, ("batch", axis_size, dims),
-                                lambda: batch_program(jaxpr, axis_size, dims))
+               donate: tuple[int, ...], axis_name: Any = None) -> tuple[list, list]:
+    program, out_dims = derived(jaxpr, ("batch", axis_size, dims, axis_name),
+                                lambda: batch_program(jaxpr, axis_size, dims, axis_name))
     return call(program, vals, f"vmap({name})"), out_dims
+
+
+takes_axis_name.add(jit_p)
 
 
 # --------------------------------------------------------------------------- partial evaluation

@@ -28,6 +28,7 @@ from minigrad.ops.masked_fill import masked_fill_p
 from minigrad.ops.masked_scatter import masked_gather_p, masked_scatter_p
 from minigrad.ops.stop_gradient import stop_gradient_p
 from minigrad.staging import jit_p
+from minigrad.testing.records_bits import RECORDS as BIT_RECORDS
 from minigrad.testing.samples import (
     BOTH,
     F32,
@@ -489,6 +490,8 @@ RECORDS: list[OpRecord] = [
              lambda x: x.copy(), dtypes=BOTH),
     OpRecord(stop_gradient_p, "int", lambda rng, dt: (rng.integers(-3, 4, (4,)),),
              lambda x: x.copy(), out_dtype=I64),
+
+    *BIT_RECORDS,  # bit operations, threefry2x32, special functions: records_bits.py
 ]
 
 
@@ -520,7 +523,8 @@ def jit_samples() -> list[Sample]:
             assert r.fun is not None
             fun = jit(r.fun, static_argnames=tuple(r.params))
             record = OpRecord(jit_p, f"{op}:{r.variant}", r.make, r.reference, r.params, r.diff,
-                              r.linear, r.batchable, r.dtypes, r.out_dtype, fun, r.argnames)
+                              r.linear, r.batchable, r.dtypes, r.out_dtype, fun, r.argnames,
+                              r.tol)
             found += record.samples()
     return found
 

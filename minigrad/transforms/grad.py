@@ -14,6 +14,7 @@ from minigrad.api_util import (
     check_callable,
     check_unsupported,
     unaliased,
+    weak_flags,
 )
 from minigrad.core import get_aval
 from minigrad.ops.structural import full
@@ -24,13 +25,15 @@ from minigrad.tree import leaf_paths, tree_flatten, tree_map, tree_unflatten
 
 
 def _dyn_args(transform: str, args: tuple, argnums: int | Sequence[int],
-              allow_int: bool = False) -> tuple[tuple[int, ...], list, Any]:
+              allow_int: bool = False) -> tuple[tuple[int, ...], list, Any, list[bool]]:
     """The differentiated arguments' leaves (checked to be floating, or with ``allow_int``
-    integer or bool: their gradients are float0 zeros) and their structure."""
+    integer or bool: their gradients are float0 zeros), their structure, and which were
+    Python scalars (weakly typed)."""
     nums = check_argnums(transform, argnums, len(args))
     leaves, tree = tree_flatten(tuple(args[i] for i in nums))
     paths = Paths(lambda: [path for i, arg in zip(nums, tree.children, strict=True)
                            for path in leaf_paths(arg, f"args[{i}]")])
+    weak = weak_flags(leaves)
     leaves = as_operands(leaves, transform, paths)
     for i, x in enumerate(leaves):
         dtype = get_aval(x).dtype
@@ -39,7 +42,7 @@ def _dyn_args(transform: str, args: tuple, argnums: int | Sequence[int],
                             f"differentiated; got dtype {dtype} (argnums selects the arguments "
                             f"to differentiate; allow_int=True gives integer ones float0 "
                             f"gradients)")
-    return nums, leaves, tree
+    return nums, leaves, tree, weak
 
 
 def _with_dyn(fun: Callable[..., Any], args: tuple, nums: tuple[int, ...], tree: Any
@@ -71,7 +74,7 @@ def _value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int], has_a
 
     def vg(*args: Any, **kwargs: Any) -> Any:
         # Keyword arguments are passed through, never differentiated (as in JAX).
-        nums, leaves, tree = _dyn_args(transform, args, argnums, allow_int)
+        nums, leaves, tree, weak = _dyn_args(transform, args, argnums, allow_int)
         f = _with_dyn(partial(fun, **kwargs) if kwargs else fun, args, nums, tree)
         aux_box: list[Any] = []
 
@@ -98,7 +101,7 @@ def _value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int], has_a
                                 f"scalar; got dtype {aval.dtype}")
             return out
 
-        _, (value,), pullback = vjp_flat(scalar_fun, leaves, transform, prune=False)
+        _, (value,), pullback = vjp_flat(scalar_fun, leaves, transform, prune=False, weak=weak)
         grads = unaliased(pullback([full((), 1, get_aval(value).dtype)]), leaves)
         g = tree_unflatten(tree, grads)
         g = g[0] if isinstance(argnums, int) else g
@@ -159,9 +162,9 @@ def _jacrev(fun: Callable[..., Any], argnums: int | Sequence[int], transform: st
         return jac_aux
 
     def jac(*args: Any, **kwargs: Any) -> Any:
-        nums, leaves, tree = _dyn_args(transform, args, argnums)
+        nums, leaves, tree, weak = _dyn_args(transform, args, argnums)
         f = _with_dyn(partial(fun, **kwargs) if kwargs else fun, args, nums, tree)
-        out_tree, primals_out, pullback = vjp_flat(f, leaves, transform, prune=False)
+        out_tree, primals_out, pullback = vjp_flat(f, leaves, transform, prune=False, weak=weak)
         for p, path in zip(primals_out, leaf_paths(out_tree, "output"), strict=True):
             if get_aval(p).dtype.kind != "f":
                 raise TypeError(f"{transform}: the function's outputs must be floating; {path} "

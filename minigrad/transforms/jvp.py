@@ -18,6 +18,7 @@ from minigrad.api_util import (
     check_unsupported,
     flat_call,
     unaliased,
+    weak_flags,
 )
 from minigrad.core import (
     Primitive,
@@ -29,6 +30,7 @@ from minigrad.core import (
     float0,
     get_aval,
     new_trace,
+    result_weak_type,
     set_current_trace,
     tangent_dtype,
 )
@@ -40,11 +42,15 @@ from minigrad.tree import leaf_paths, tree_flatten, tree_map, tree_structure, tr
 class JVPTracer(Tracer):
     __slots__ = ("primal", "tangent", "aval")
 
-    def __init__(self, trace: JVPTrace, primal: Any, tangent: Any):
+    def __init__(self, trace: JVPTrace, primal: Any, tangent: Any, weak: bool | None = None):
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
-        self.aval = get_aval(primal)  # an attribute: rules ask for it often
+        aval = get_aval(primal)  # an attribute: rules ask for it often
+        # weak: None keeps the primal's flag (an ndarray has none: JVPTrace says)
+        self.aval = aval if weak is None or weak == aval.weak_type else aval.update_weak_type(weak)
+        if self.aval.weak_type:
+            trace.has_weak = True
 
     def concrete(self) -> np.ndarray | None:
         p = self.primal
@@ -53,6 +59,7 @@ class JVPTracer(Tracer):
 
 class JVPTrace(Trace):
     transform = "jvp"
+    has_weak = False  # whether a tracer of this trace is weak: else no result of it can be
 
     def to_pair(self, x: Any) -> tuple[Any, Any]:
         if self.owns(x):
@@ -72,15 +79,16 @@ class JVPTrace(Trace):
             if prim.jvp is None:
                 raise NotImplementedError(f"differentiation rule for '{prim}' not implemented")
             primal_out, tangent_out = prim.jvp(primals, tangents, **params)
+        weak = self.has_weak and result_weak_type(prim, args, params)
         if prim.multiple_results:
-            return [self.box(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
-        return self.box(primal_out, tangent_out)
+            return [self.box(p, t, weak) for p, t in zip(primal_out, tangent_out, strict=True)]
+        return self.box(primal_out, tangent_out, weak)
 
-    def box(self, primal: Any, tangent: Any) -> Any:
+    def box(self, primal: Any, tangent: Any, weak: bool | None = None) -> Any:
         # A zero or float0 tangent carries nothing: return the primal itself.
         if isinstance(tangent, Zero) or get_aval(tangent).dtype == float0:
             return primal
-        return JVPTracer(self, primal, tangent)
+        return JVPTracer(self, primal, tangent, weak)
 
 
 def primal_part(x: Any) -> Any:
@@ -91,15 +99,27 @@ def primal_part(x: Any) -> Any:
 
 
 def jvp_flat(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
-             transform: str = "jvp") -> tuple[Any, list, list]:
-    """Run ``fun`` on JVP tracers: (output structure, output primals, output tangents)."""
+             transform: str = "jvp", weak: Sequence[bool] = ()) -> tuple[Any, list, list]:
+    """Run ``fun`` on JVP tracers: (output structure, output primals, output tangents).
+    ``weak``: which primals stand for Python scalars (their tracers are weakly typed)."""
     trace = JVPTrace(current_trace())
     trace.transform = transform
+    flags = list(weak) or [False] * len(primals)
     with new_trace(trace):
-        out = fun(*[trace.box(p, t) for p, t in zip(primals, tangents, strict=True)])
+        out = fun(*[_box_input(trace, p, t, w)
+                    for p, t, w in zip(primals, tangents, flags, strict=True)])
         out_leaves, out_tree = tree_flatten(out)
         pairs = [trace.to_pair(as_output(o, transform)) for o in out_leaves]
     return out_tree, [p for p, _ in pairs], [instantiate(t) for _, t in pairs]
+
+
+def _box_input(trace: JVPTrace, primal: Any, tangent: Any, weak: bool) -> Any:
+    """An input of ``jvp_flat``. One that was a Python scalar (``weak``, now a 0-d ndarray) is
+    a weak tracer; or, with a zero tangent (an int's), that Python scalar again."""
+    if weak and not isinstance(primal, Tracer) and (
+            isinstance(tangent, Zero) or get_aval(tangent).dtype == float0):
+        return primal.item()
+    return trace.box(primal, tangent, weak or None)
 
 
 def _check_tangent(path: str, primal: Any, tangent: Any) -> None:
@@ -153,12 +173,14 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
         out, tan = jvp(with_aux(fun, "jvp", box), primals, tangents)
         return out, tan, box[0]
     paths = leaf_paths(p_tree, "primals")
+    weak = weak_flags(p_leaves)
     p_leaves = [as_operand(p, "jvp", path) for p, path in zip(p_leaves, paths, strict=True)]
     t_leaves = [as_operand(t, "jvp", path.replace("primals", "tangents", 1))
                 for t, path in zip(t_leaves, paths, strict=True)]
     for path, p, t in zip(paths, p_leaves, t_leaves, strict=True):
         _check_tangent(path, p, t)
-    out_tree, primals_out, tangents_out = jvp_flat(flat_call(fun, p_tree), p_leaves, t_leaves)
+    out_tree, primals_out, tangents_out = jvp_flat(flat_call(fun, p_tree), p_leaves, t_leaves,
+                                                   "jvp", weak)
     primals_out, tangents_out = (unaliased(o, [*p_leaves, *t_leaves])
                                  for o in (primals_out, tangents_out))
     return tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out)
@@ -193,6 +215,7 @@ def jacfwd_named(fun: Callable[..., Any], argnums: int | Sequence[int], transfor
         nums = check_argnums(transform, argnums, len(args))
         dyn_leaves, dyn_tree = tree_flatten(tuple(args[i] for i in nums))
         paths = leaf_paths(dyn_tree, "args")
+        weak = weak_flags(dyn_leaves)
         dyn_leaves = [as_operand(x, transform, p) for x, p in zip(dyn_leaves, paths, strict=True)]
         for x, path in zip(dyn_leaves, paths, strict=True):
             if get_aval(x).dtype.kind != "f":
@@ -210,7 +233,7 @@ def jacfwd_named(fun: Callable[..., Any], argnums: int | Sequence[int], transfor
         holder: dict[str, Any] = {}
 
         def push(*ts: Any) -> list:
-            out_tree, _, tangents_out = jvp_flat(f_dyn, dyn_leaves, ts, transform)
+            out_tree, _, tangents_out = jvp_flat(f_dyn, dyn_leaves, ts, transform, weak)
             holder["tree"] = out_tree
             return tangents_out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from minigrad.api_util import as_operand, check_callable, flat_call, unaliased
+from minigrad.api_util import as_operand, check_callable, flat_call, unaliased, weak_flags
 from minigrad.core import (
     ShapedArray,
     Zero,
@@ -25,18 +25,18 @@ from minigrad.tree import leaf_paths, tree_flatten, tree_unflatten
 
 
 def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], transform: str = "linearize",
-                   prune: bool = True) -> tuple[Any, list, ClosedJaxpr]:
+                   prune: bool = True, weak: Sequence[bool] = ()) -> tuple[Any, list, ClosedJaxpr]:
     """(output structure, output primals, the linear jaxpr from input to output tangents).
     With ``prune`` the jaxpr is rid of dead equations and of the residuals only they use:
     worth it for a jaxpr that is kept or evaluated forward, not for one transposed once, right
-    away (the backward pass skips a dead equation at no cost)."""
+    away (the backward pass skips a dead equation at no cost). ``weak``: as ``jvp_flat``'s."""
     pe = JaxprTrace(current_trace(), stage_all=False)
     pe.transform = transform
     try:
         with set_current_trace(pe):
             tangents = [pe.new_arg(ShapedArray(get_aval(p).shape, tangent_dtype(get_aval(p).dtype)))
                         for p in primals]
-            out_tree, primals_out, tangents_out = jvp_flat(fun, primals, tangents, transform)
+            out_tree, primals_out, tangents_out = jvp_flat(fun, primals, tangents, transform, weak)
             jaxpr, consts = pe.to_jaxpr(tangents_out)
     finally:
         pe.invalidate()
@@ -61,8 +61,9 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
         return out, lin, box[0]
     leaves, in_tree = tree_flatten(primals)
     paths = leaf_paths(in_tree, "primals")
+    weak = weak_flags(leaves)
     leaves = [as_operand(x, "linearize", p) for x, p in zip(leaves, paths, strict=True)]
-    out_tree, primals_out, lin = linearize_flat(flat_call(fun, in_tree), leaves)
+    out_tree, primals_out, lin = linearize_flat(flat_call(fun, in_tree), leaves, weak=weak)
 
     def f_jvp(*tangents: Any) -> Any:
         t_leaves, t_tree = tree_flatten(tangents)

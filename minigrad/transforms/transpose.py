@@ -18,6 +18,7 @@ from minigrad.api_util import (
     check_unsupported,
     flat_call,
     unaliased,
+    weak_flags,
 )
 from minigrad.core import ShapedArray, UndefPrimal, Zero, float0, get_aval, tangent_dtype
 from minigrad.jaxpr import Jaxpr, Literal, Var, dce_closed, make_jaxpr_named
@@ -102,9 +103,11 @@ def _zeros_ct(ct: Any, aval: ShapedArray) -> Any:
 
 
 def vjp_flat(fun: Callable[..., Any], primals: Sequence[Any], transform: str = "vjp",
-             prune: bool = True) -> tuple[Any, list, Callable[[Sequence[Any]], list]]:
-    """``prune=False`` for a pullback called once, right away (see ``linearize_flat``)."""
-    out_tree, primals_out, lin = linearize_flat(fun, primals, transform, prune)
+             prune: bool = True, weak: Sequence[bool] = ()
+             ) -> tuple[Any, list, Callable[[Sequence[Any]], list]]:
+    """``prune=False`` for a pullback called once, right away (see ``linearize_flat``);
+    ``weak`` as ``jvp_flat``'s."""
+    out_tree, primals_out, lin = linearize_flat(fun, primals, transform, prune, weak)
     out_avals = [ShapedArray(get_aval(p).shape, tangent_dtype(get_aval(p).dtype))
                  for p in primals_out]
     in_avals = [v.aval for v in lin.jaxpr.invars]
@@ -132,6 +135,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     check_unsupported("vjp", reduce_axes=tuple(reduce_axes))
     leaves, in_tree = tree_flatten(primals)
     paths = leaf_paths(in_tree, "primals")
+    weak = weak_flags(leaves)
     leaves = [as_operand(x, "vjp", p) for x, p in zip(leaves, paths, strict=True)]
     aux_box: list[Any] = []
     flat = flat_call(fun, in_tree)
@@ -143,7 +147,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
                                 "(output, aux)")
             aux_box.append(tree_map(primal_part, result[1]))
             return result[0]
-    out_tree, primals_out, pullback = vjp_flat(flat, leaves, "vjp")
+    out_tree, primals_out, pullback = vjp_flat(flat, leaves, "vjp", weak=weak)
     out_paths = leaf_paths(out_tree, "output")
     ct_avals = [ShapedArray(get_aval(p).shape, tangent_dtype(get_aval(p).dtype))
                 for p in primals_out]

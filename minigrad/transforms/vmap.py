@@ -27,7 +27,9 @@ from minigrad.core import (
     Tracer,
     current_trace,
     get_aval,
+    is_weak_scalar,
     new_trace,
+    result_weak_type,
     set_current_trace,
 )
 from minigrad.ops.structural import bdim_to, moveaxis
@@ -37,22 +39,43 @@ from minigrad.tree import broadcast_prefix, leaf_paths, tree_flatten, tree_unfla
 class BatchTracer(Tracer):
     __slots__ = ("val", "bdim", "aval")
 
-    def __init__(self, trace: BatchTrace, val: Any, bdim: int):
+    def __init__(self, trace: BatchTrace, val: Any, bdim: int, weak: bool | None = None):
         self._trace = trace
         self.val = val
         self.bdim = bdim
         # An attribute, not a property: rules ask for it often, and it never changes.
         shape = val.shape  # an ndarray's or a tracer's
-        self.aval = ShapedArray(shape[:bdim] + shape[bdim + 1:], val.dtype)
+        if weak is None:  # the value's own flag (an ndarray has none)
+            weak = isinstance(val, Tracer) and val.aval.weak_type
+        self.aval = ShapedArray(shape[:bdim] + shape[bdim + 1:], val.dtype, weak)
+        if weak:
+            trace.has_weak = True
 
 
 # Collectives (minigrad.collectives): ``rule(axis_size, vals, dims, **params)`` computes the
 # collective over the named axis of the BatchTrace that bears the name.
 collective_rules: dict[Primitive, Any] = {}
+# Higher-order primitives (jit's and the custom rules' calls) whose batching rule batches a
+# program that may hold collectives over this axis: it takes ``axis_name=`` too, and names
+# the axis of the batching it does.
+takes_axis_name: set[Primitive] = set()
+
+
+def axis_env() -> tuple[tuple[Any, int], ...]:
+    """The named axes of the vmaps running, innermost first: ``((name, size), ...)``. A
+    program traced here may hold collectives over them, so it is cached per environment."""
+    env = []
+    trace: Trace | None = current_trace()
+    while trace is not None:
+        if isinstance(trace, BatchTrace) and trace.axis_name is not None:
+            env.append((trace.axis_name, trace.axis_size))
+        trace = trace.parent
+    return tuple(env)
 
 
 class BatchTrace(Trace):
     transform = "vmap"
+    has_weak = False  # whether a tracer of this trace is weak: else no result of it can be
 
     def __init__(self, parent: Trace, axis_size: int, axis_name: Any = None):
         super().__init__(parent)
@@ -64,10 +87,13 @@ class BatchTrace(Trace):
 
     def process_primitive(self, prim: Primitive, args: tuple, params: dict) -> Any:
         dims = tuple([x.bdim if self.owns(x) else None for x in args])
-        # A collective over this axis's name is this trace's to compute, batched or not.
-        rule = (collective_rules.get(prim) if self.axis_name is not None
+        # A collective over this axis's name is this trace's to compute, batched or not; so
+        # is a call of a program, which may hold one.
+        named = self.axis_name is not None
+        rule = (collective_rules.get(prim) if named
                 and params.get("axis_name") == self.axis_name else None)
-        if rule is None and dims.count(None) == len(dims):  # nothing batched: no work
+        if rule is None and dims.count(None) == len(dims) and not (
+                named and prim in takes_axis_name):  # nothing batched: no work
             return self.parent.process_primitive(prim, args, params)
         vals = tuple([x if d is None else x.val for x, d in zip(args, dims, strict=True)])
         with set_current_trace(self.parent):
@@ -75,12 +101,16 @@ class BatchTrace(Trace):
                 out, out_dim = rule(self.axis_size, vals, dims, **params)
             elif prim.batch is None:
                 raise NotImplementedError(f"batching rule for '{prim}' not implemented")
+            elif prim in takes_axis_name:
+                out, out_dim = prim.batch(self.axis_size, vals, dims, axis_name=self.axis_name,
+                                          **params)
             else:
                 out, out_dim = prim.batch(self.axis_size, vals, dims, **params)
+        weak = self.has_weak and result_weak_type(prim, args, params)
         if prim.multiple_results:
-            return [o if d is None else BatchTracer(self, o, d)
+            return [o if d is None else BatchTracer(self, o, d, weak)
                     for o, d in zip(out, out_dim, strict=True)]
-        return out if out_dim is None else BatchTracer(self, out, out_dim)
+        return out if out_dim is None else BatchTracer(self, out, out_dim, weak)
 
 
 def _normalize_axis(axis: Any, ndim: int, paths: Paths, i: int, shape: tuple, what: str
@@ -146,14 +176,15 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
             raise ValueError(f"vmap: in_axes must be an int, None or a tuple with one entry "
                              f"per positional argument ({len(args)}); got {in_axes!r}") from None
         axes += [0] * (len(leaves) - len(axes))  # keyword arguments: axis 0
-        leaves = as_operands(leaves, "vmap", paths)
+        raw, leaves = leaves, as_operands(leaves, "vmap", paths)
         axes = [_normalize_axis(a, x.ndim, paths, i, x.shape, "in_axes")
                 for i, (x, a) in enumerate(zip(leaves, axes, strict=True))]
         size = _axis_size(leaves, axes, paths, axis_size)
         trace = BatchTrace(current_trace(), size, axis_name)
         with new_trace(trace):
-            tracers = [x if a is None else BatchTracer(trace, x, a)
-                       for x, a in zip(leaves, axes, strict=True)]
+            # An unmapped Python scalar is passed as it is: weak, as eagerly.
+            tracers = [(r if is_weak_scalar(r) else x) if a is None else BatchTracer(trace, x, a)
+                       for r, x, a in zip(raw, leaves, axes, strict=True)]
             f_args, f_kwargs = tree_unflatten(in_tree, tracers)
             out = fun(*f_args, **f_kwargs)
             out_leaves, out_tree = tree_flatten(out)
@@ -178,4 +209,4 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     return batched
 
 
-__all__ = ["BatchTrace", "BatchTracer", "vmap"]
+__all__ = ["BatchTrace", "BatchTracer", "axis_env", "vmap"]

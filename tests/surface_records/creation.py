@@ -57,3 +57,7 @@ RECORDS += [
     Rec("astype", to(np.int32), static=(1,), ref=lambda x, dtype: x.astype(dtype), grad=False,
         tag="to-int32"),
 ]
+RECORDS += [
+    Rec("empty_like", normal((2, 3)), grad=False, ref=lambda x: np.zeros_like(x),
+        note="minigrad's empty_like is zeros_like (no uninitialized memory)"),
+]

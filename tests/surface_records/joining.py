@@ -56,3 +56,9 @@ RECORDS = [
     Rec("unstack", normal((3, 2)), kwargs={"axis": 1}, ref=None),
     Rec("concat", normal((2, 3), (1, 3)), listarg=True, ref=None),
 ]
+RECORDS += [
+    Rec("concat", normal((2, 3), (1, 3)), listarg=True, ref=np.concatenate, tag="numpy"),
+    Rec("dsplit", normal((2, 2, 4)), kwargs={"indices_or_sections": 2}),
+    Rec("unstack", normal((3, 2)), kwargs={"axis": 1}, ref=lambda x, axis: np.unstack(x, axis=axis),
+        tag="numpy"),
+]

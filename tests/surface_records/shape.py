@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from surface import Rec
 
 
@@ -30,4 +31,10 @@ RECORDS = [
     Rec("atleast_1d", normal(())),
     Rec("atleast_2d", normal((3,))),
     Rec("atleast_3d", normal((2, 3))),
+]
+RECORDS += [
+    Rec("permute_dims", normal((2, 3, 4)), kwargs={"axes": (2, 0, 1)},
+        ref=lambda x, axes: np.permute_dims(x, axes), tag="numpy"),
+    Rec("matrix_transpose", normal((5, 2, 3)), ref=lambda x: np.matrix_transpose(x),
+        tag="numpy"),
 ]

@@ -29,7 +29,7 @@ from minigrad.numpy.linalg._common import (
     to_batch,
 )
 from minigrad.numpy.linalg.decompositions import svd, symmetrize
-from minigrad.numpy.util import ArrayLike, asarray, result_dtype
+from minigrad.numpy.util import ArrayLike, asarray, copy_of, result_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.ops.linalg import diag_embed, diagonal, matmul, mT, triangular_solve
@@ -178,7 +178,7 @@ def det(a: ArrayLike) -> Any:
         return _det_lu(x)
     e = [[_entry(x, i, j) for j in range(n)] for i in range(n)]
     if n == 1:
-        return e[0][0]
+        return copy_of(e[0][0])  # (a slice of a: NumPy's det is a new array)
     if n == 2:
         return ew.sub(ew.mul(e[0][0], e[1][1]), ew.mul(e[0][1], e[1][0]))
     terms = []

@@ -21,11 +21,13 @@ from typing import Callable, Hashable
 
 from minigrad.core import Primitive
 from minigrad.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Var
+from minigrad.ops.gather import gather_p, scatter_add_p
 from minigrad.ops.index_add import index_add_p, index_select_p
 from minigrad.ops.index_copy import index_copy_p
 from minigrad.ops.index_fill import index_fill_p
 from minigrad.ops.indexing import check_index_p
 from minigrad.ops.masked_scatter import masked_gather_p, masked_scatter_p
+from minigrad.ops.scatter import scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p
 
 
 def _index_check(e: Eqn) -> Eqn:
@@ -41,15 +43,24 @@ def _itself(e: Eqn) -> Eqn:
     return e
 
 
-# A checking primitive -> its check form: an equation that raises when ``e`` would.
-CHECKS: dict[Primitive, Callable[[Eqn], Eqn]] = {
+def _unless_filling(e: Eqn) -> Eqn | None:
+    # a gather or scatter checks its indices unless its mode reads a fill value (or drops) for
+    # an index out of range, where nothing can raise
+    return None if e.params["mode"] == "fill" else e
+
+
+# A checking primitive -> its check form: an equation that raises when ``e`` would (None: the
+# equation can raise nothing and may go).
+CHECKS: dict[Primitive, Callable[[Eqn], Eqn | None]] = {
     index_add_p: _index_check, index_copy_p: _index_check, index_fill_p: _index_check,
     index_select_p: _index_check, check_index_p: _itself, masked_scatter_p: _itself,
-    masked_gather_p: _itself,
+    masked_gather_p: _itself, gather_p: _unless_filling, scatter_add_p: _unless_filling,
+    scatter_p: _unless_filling, scatter_mul_p: _unless_filling, scatter_min_p: _unless_filling,
+    scatter_max_p: _unless_filling,
 }
 
 
-def declare_check(prim: Primitive, form: Callable[[Eqn], Eqn] = _itself) -> None:
+def declare_check(prim: Primitive, form: Callable[[Eqn], Eqn | None] = _itself) -> None:
     """Tell dead-code elimination that ``prim``'s impl checks values: a dead equation of it is
     replaced by ``form(eqn)`` (by default the equation itself), never dropped."""
     CHECKS[prim] = form

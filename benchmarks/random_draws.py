@@ -1,0 +1,110 @@
+"""minigrad.random against jax.random and NumPy: ``python benchmarks/run.py random [--quick]``
+(or this file directly).
+
+Draws ``uniform`` and ``normal`` of 10**6 float32 values, eagerly and under ``jit``, with
+minigrad.random, with jax.random (when installed) and with NumPy's ``default_rng`` (the floor:
+a different generator, a bound on what NumPy can do). Each round runs every system once, in
+turn; a time is the median over rounds, a ratio the median of the per-round ratios. One thread
+everywhere. (Not named random.py: on ``sys.path`` it would shadow the standard library's
+``random``, which tempfile and others import.)
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                      "intra_op_parallelism_threads=1")
+
+import importlib.util  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # minigrad from this checkout
+
+import minigrad as mg  # noqa: E402
+import minigrad.random as mr  # noqa: E402
+
+N = 10**6
+
+
+def systems() -> dict[str, dict[str, Callable[[], Any]]]:
+    """For each sampler, the calls to time (each returns a finished array)."""
+    key = mr.PRNGKey(0)
+    rng = np.random.default_rng(0)
+    calls: dict[str, dict[str, Callable[[], Any]]] = {
+        "uniform": {"minigrad": lambda: mr.uniform(key, (N,), np.float32),
+                    "minigrad jit": mg.jit(lambda k: mr.uniform(k, (N,), np.float32)),
+                    "numpy default_rng": lambda: rng.random(N, np.float32)},
+        "normal": {"minigrad": lambda: mr.normal(key, (N,), np.float32),
+                   "minigrad jit": mg.jit(lambda k: mr.normal(k, (N,), np.float32)),
+                   "numpy default_rng": lambda: rng.standard_normal(N, np.float32)},
+    }
+    for name in calls:  # jit takes the key as an argument
+        jitted = calls[name]["minigrad jit"]
+        calls[name]["minigrad jit"] = (lambda f: lambda: f(key))(jitted)
+    if importlib.util.find_spec("jax") is not None:
+        import jax
+        import jax.random as jr
+
+        jax_key = jr.PRNGKey(0)
+        for name in calls:
+            sampler = getattr(jr, name)
+            eager = (lambda s: lambda: s(jax_key, (N,), np.float32).block_until_ready())(sampler)
+            jitted = jax.jit((lambda s: lambda k: s(k, (N,), np.float32))(sampler))
+            calls[name]["jax"] = eager
+            calls[name]["jax jit"] = (lambda f: lambda: f(jax_key).block_until_ready())(jitted)
+    return calls
+
+
+def measure(rounds: int) -> dict[str, dict[str, Any]]:
+    """Median seconds per system and the median per-round ratios to jax (and to NumPy)."""
+    out = {}
+    for name, calls in systems().items():
+        for f in calls.values():  # warm up: compile, fill caches
+            f()
+            f()
+        times: dict[str, list[float]] = {k: [] for k in calls}
+        for _ in range(rounds):
+            for k, f in calls.items():
+                t0 = time.perf_counter()
+                f()
+                times[k].append(time.perf_counter() - t0)
+        ratios = {}
+        for mine in ("minigrad", "minigrad jit"):
+            for other in ("jax", "jax jit", "numpy default_rng"):
+                if other in times:
+                    ratios[f"{mine} / {other}"] = float(np.median(
+                        np.asarray(times[mine]) / np.asarray(times[other])))
+        out[name] = {"median": {k: float(np.median(v)) for k, v in times.items()},
+                     "ratios": ratios}
+    return out
+
+
+def table(results: dict[str, dict[str, Any]]) -> str:
+    """Markdown: one row per sampler and system, with its ratio to jax.random (jit to jit)."""
+    rows = ["| 10**6 float32 | system | median ms | / jax.random (same mode) |",
+            "|---|---|---|---|"]
+    for name, r in results.items():
+        for system, t in r["median"].items():
+            ratio = ""
+            if system.startswith("minigrad"):
+                other = "jax jit" if system.endswith("jit") else "jax"
+                ratio = f"{r['ratios'].get(f'{system} / {other}', float('nan')):.2f}"
+            rows.append(f"| {name} | {system} | {t * 1e3:.1f} | {ratio} |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str]) -> None:
+    rounds = 5 if "--quick" in argv else 15
+    print(table(measure(rounds)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
