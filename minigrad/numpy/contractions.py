@@ -74,6 +74,14 @@ def operands(fn: str, *xs: ArrayLike, precision: Any = None,
     return [ew.convert_element_type(x, dtype) for x in arrays]
 
 
+def _real(fn: str, *xs: Any) -> None:
+    """vdot and vecdot conjugate their first operand; minigrad has no complex conjugate."""
+    if any(get_aval(x).dtype.kind == "c" for x in xs):
+        raise TypeError(f"{fn}: the operands must be real (complex ones would need the "
+                        f"conjugate, which minigrad does not have); got "
+                        f"{', '.join(str(get_aval(x).dtype) for x in xs)}")
+
+
 def _letters(n: int, skip: str = "") -> str:
     return "".join(c for c in LETTERS if c not in skip)[:n]
 
@@ -154,6 +162,7 @@ def vdot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
     """The inner product of the flattened arrays (real: no conjugation to do)."""
     x, y = operands("vdot", a, b, precision=precision,
                     preferred_element_type=preferred_element_type)
+    _real("vdot", x, y)
     if get_aval(x).size != get_aval(y).size:
         raise ValueError(f"vdot: the operands must have as many elements; got shapes "
                          f"{get_aval(x).shape} and {get_aval(y).shape}")
@@ -244,6 +253,7 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = 
     broadcast (real: no conjugation)."""
     x, y = operands("vecdot", x1, x2, precision=precision,
                     preferred_element_type=preferred_element_type)
+    _real("vecdot", x, y)
     xs, ys = get_aval(x).shape, get_aval(y).shape
     if not xs or not ys:
         raise ValueError(f"vecdot: operands must be at least 1-D; got shapes {xs} and {ys}")
