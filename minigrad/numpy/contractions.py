@@ -16,12 +16,14 @@ converts the operands to that dtype first, so the result (and the accumulation) 
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
 from minigrad import core
 from minigrad.core import get_aval
+from minigrad.dtypes import canonicalize_dtype
 from minigrad.numpy.util import (
     ArrayLike,
     asarray,
@@ -63,6 +65,8 @@ def operands(fn: str, *xs: ArrayLike, precision: Any = None,
              preferred_element_type: Any = None) -> list[Any]:
     """The arrays of a contraction in one dtype: NumPy's promotion, or
     ``preferred_element_type``."""
+    if precision is None and preferred_element_type is None and _plain(xs):
+        return list(xs)  # (speed: eager arrays of one canonical dtype need nothing)
     check_precision(precision, fn)
     arrays = [asarray(x) for x in xs]
     for k, x in enumerate(arrays):
@@ -82,6 +86,21 @@ def _real(fn: str, *xs: Any) -> None:
                         f"{', '.join(str(get_aval(x).dtype) for x in xs)}")
 
 
+_PLAIN = (np.ndarray, core.eager_array_type)
+
+
+def _plain(xs: tuple) -> bool:
+    """Every operand an eager array (an ndarray or ``minigrad.Array``) of one real numeric
+    dtype that needs no canonicalization (the eval trace binds ndarrays as they are)."""
+    dtype = None
+    for x in xs:
+        if type(x) not in _PLAIN or (dtype is not None and x.dtype != dtype):
+            return False
+        dtype = x.dtype
+    return dtype is not None and dtype.kind in "biuf" and canonicalize_dtype(dtype) == dtype
+
+
+@functools.lru_cache(maxsize=256)
 def _letters(n: int, skip: str = "") -> str:
     return "".join(c for c in LETTERS if c not in skip)[:n]
 
@@ -94,9 +113,10 @@ def matmul(x1: ArrayLike, x2: ArrayLike, /, *, precision: Any = None,
     """``x1 @ x2`` with NumPy's rules: a 1-D operand is a vector (its axis removed from the
     result), leading axes broadcast."""
     if (precision is None and preferred_element_type is None
-            and type(x1) is core.eager_array_type and type(x2) is core.eager_array_type
+            and type(x1) in _PLAIN and type(x2) in _PLAIN
             and x1.ndim == 2 and x2.ndim == 2 and x1.dtype == x2.dtype
-            and x1.dtype.kind in "fiu" and x1.shape[1] == x2.shape[0]):
+            and x1.dtype.kind in "fiu" and x1.shape[1] == x2.shape[0]
+            and canonicalize_dtype(x1.dtype) == x1.dtype):
         return ew.dot_p.bind(x1, x2, subscripts="ij,jk->ik")  # (speed: the common case)
     x, y = operands("matmul", x1, x2, precision=precision,
                     preferred_element_type=preferred_element_type)

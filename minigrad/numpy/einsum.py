@@ -21,7 +21,7 @@ import numpy as np
 from minigrad.core import get_aval
 from minigrad.dtypes import default_int_dtype
 from minigrad.numpy.contractions import LETTERS, operands
-from minigrad.numpy.util import ArrayLike
+from minigrad.numpy.util import ArrayLike, copy_of
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 
@@ -33,6 +33,7 @@ class _Plan(NamedTuple):
     output: str
     sizes: dict[str, int]
     path: tuple[tuple[int, ...], ...]
+    direct: str | None  # two operands that need no preparation: one ``dot`` with these
 
 
 def _split_term(term: str, ndim: int, k: int, subscripts: str) -> tuple[str, int]:
@@ -95,7 +96,16 @@ def _plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], optimize: Any) -
         counts = "".join(inputs)
         output = fresh + "".join(sorted(c for c in set(counts) if counts.count(c) == 1
                                         and c not in fresh))
-    return _Plan(inputs, output, sizes, _path(inputs, output, sizes, optimize))
+    direct = None
+    if len(inputs) == 2:
+        terms = (*inputs, output)
+        letters = set("".join(terms))
+        if all(len(set(t)) == len(t) for t in terms) and \
+                all(sum(c in t for t in terms) >= 2 for c in letters) and \
+                all(n == sizes[c] for t, shape in zip(inputs, shapes, strict=True)
+                    for c, n in zip(t, shape, strict=True)):
+            direct = f"{inputs[0]},{inputs[1]}->{output}"
+    return _Plan(inputs, output, sizes, _path(inputs, output, sizes, optimize), direct)
 
 
 def _path(inputs: tuple[str, ...], output: str, sizes: dict[str, int], optimize: Any
@@ -204,6 +214,8 @@ def einsum(subscripts: Any, /, *operands_: Any, out: None = None, optimize: Any 
         raise ValueError("einsum: needs at least one operand")
     dtype = get_aval(arrays[0]).dtype
     boolean = dtype == np.bool_
+    if plan.direct is not None and not boolean:  # (speed: one binding, as the path would)
+        return ew.dot(arrays[0], arrays[1], plan.direct)
     if boolean:  # sums of booleans count: reduce in integers, then compare with 0
         arrays = [ew.convert_element_type(x, default_int_dtype()) for x in arrays]
     # first the broadcast size-1 axes go (so a letter may then live in one operand only),
@@ -237,6 +249,8 @@ def einsum(subscripts: Any, /, *operands_: Any, out: None = None, optimize: Any 
     x = st.transpose(x, [letters.index(c) for c in plan.output])
     if boolean:
         x = ew.ne(x, st.full(get_aval(x).shape, 0, get_aval(x).dtype))
+    if any(x is a for a in arrays):  # nothing bound ("ij->ij"): a new array, as NumPy's
+        x = copy_of(x)
     return x
 
 
