@@ -85,6 +85,8 @@ ROWS: list[tuple[str, Callable[[Any], Any], type, str]] = [
      "einsum: optimize must be 'auto', 'greedy', 'optimal', a bool or a path; got 'fast'"),
     ("einsum bad path", lambda x: mnp.einsum("ij,jk", x, x.T, optimize=[(0, 5)]), ValueError,
      "einsum: each step of the path must name distinct operands"),
+    ("einsum short path", lambda x: mnp.einsum("ij,jk,kl", x, x.T, x, optimize=[(0, 1)]),
+     ValueError, "einsum: the path leaves 2 operands; it must contract them all"),
     ("einsum unequal diagonal", lambda x: mnp.einsum("ii", x), ValueError,
      "einsum: index 'i' has size 2 in operand 0 .* and 3 in operand 0"),
     ("einsum out=", lambda x: mnp.einsum("ij", x, out=x), NotImplementedError,

@@ -98,10 +98,10 @@ def _plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], optimize: Any) -
                                         and c not in fresh))
     direct = None
     if len(inputs) == 2:
-        terms = (*inputs, output)
-        letters = set("".join(terms))
-        if all(len(set(t)) == len(t) for t in terms) and \
-                all(sum(c in t for t in terms) >= 2 for c in letters) and \
+        three = (*inputs, output)
+        letters = set("".join(three))
+        if all(len(set(t)) == len(t) for t in three) and \
+                all(sum(c in t for t in three) >= 2 for c in letters) and \
                 all(n == sizes[c] for t, shape in zip(inputs, shapes, strict=True)
                     for c, n in zip(t, shape, strict=True)):
             direct = f"{inputs[0]},{inputs[1]}->{output}"
@@ -113,6 +113,15 @@ def _path(inputs: tuple[str, ...], output: str, sizes: dict[str, int], optimize:
     n = len(inputs)
     if isinstance(optimize, (list, tuple)):
         steps = [tuple(p) for p in optimize if p != "einsum_path"]
+        left = n
+        for step in steps:
+            if not step or len(set(step)) != len(step) or min(step) < 0 or max(step) >= left:
+                raise ValueError(f"einsum: each step of the path must name distinct operands; "
+                                 f"got step {step!r} with {left} operands left")
+            left -= len(step) - 1
+        if n and left != 1:
+            raise ValueError(f"einsum: the path leaves {left} operands; it must contract them "
+                             f"all")
         return tuple(steps)
     how = {"auto": "optimal" if n <= 4 else "greedy", True: "greedy"}.get(optimize, optimize)
     if how not in ("greedy", "optimal", False, None):
