@@ -11,11 +11,13 @@ import numpy as np
 
 from minigrad import core
 from minigrad.core import (
+    NATIVE_DTYPES,
     ShapedArray,
     Tracer,
     escaped_tracer_error,
     get_aval,
     is_weak_scalar,
+    native,
     scalar_dtype,
 )
 from minigrad.tree import PyTreeDef, leaf_paths, tree_unflatten
@@ -40,7 +42,7 @@ def as_operand(x: Any, transform: str, path: str) -> Any:
     if out is None or out.dtype == object:
         raise TypeError(f"{transform}: {path} must be an array or a Python scalar; got "
                         f"{type(x).__name__}")
-    return out
+    return native(out)  # (a big-endian array becomes a native copy)
 
 
 class Paths:
@@ -75,7 +77,7 @@ def weak_flags(raw: Sequence[Any]) -> list[bool]:
 def as_operands(xs: Sequence[Any], transform: str, paths: Paths) -> list[Any]:
     """``as_operand`` of each leaf; ndarrays and live tracers, the common case, pass as they
     are without spelling their paths."""
-    return [x if (type(x) is np.ndarray and x.dtype.kind != "O")
+    return [x if (type(x) is np.ndarray and x.dtype in NATIVE_DTYPES)
             or (isinstance(x, Tracer) and x._trace.valid)
             else as_operand(x, transform, paths[i]) for i, x in enumerate(xs)]
 
@@ -97,7 +99,7 @@ def as_output(x: Any, transform: str) -> Any:
     if isinstance(x, Tracer):
         return x
     if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
-        return np.asarray(x)
+        return native(np.asarray(x))
     raise TypeError(f"{transform}: the function must return arrays in a pytree; got a "
                     f"{type(x).__name__}")
 

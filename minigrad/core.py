@@ -32,7 +32,8 @@ def dtype_name(dtype: np.dtype) -> str:
     """Short dtype name used in jaxpr listings: ``f32``, ``i64``, ``bool``, ``float0``."""
     if dtype == float0:
         return "float0"
-    return _SHORT_NAMES.get(dtype.name, dtype.name)
+    name = _SHORT_NAMES.get(dtype.name, dtype.name)
+    return name if dtype.isnative else f"{name}(byte-swapped)"  # (f64 and >f8 differ)
 
 
 def is_float(dtype: np.dtype) -> bool:
@@ -158,6 +159,16 @@ def result_weak_type(prim: Primitive, operands: Sequence[Any], params: dict) -> 
             return False
         weak = True
     return weak
+# The dtypes of numbers and bools in the machine's byte order: an ndarray of one of these enters
+# minigrad as it is (a membership test costs what reading dtype.kind does).
+NATIVE_DTYPES = frozenset(np.dtype(c) for c in "?bhilqpBHILQPefdgFDG")
+
+
+def native(x: np.ndarray) -> np.ndarray:
+    """``x`` in the machine's byte order: ``x`` itself, or a converted copy (of a big-endian
+    array from np.load or np.frombuffer, say). Arrays entering minigrad pass through here, so
+    that avals, jit's cache keys and the ops' dtype checks see one spelling of each dtype."""
+    return x if x.dtype.isnative else x.astype(x.dtype.newbyteorder("="))
 
 
 class Zero:

@@ -92,9 +92,17 @@ def _check_no_broadcast(name: str, x: Any, mask: Any) -> None:
                          f"{shape} to a larger shape; in place, x keeps its shape")
 
 
+def _copy_back(x: np.ndarray, into: np.ndarray) -> None:
+    """Give ``x`` what the impl wrote into ``into``: a view of ``x`` (a 0-d ``x``'s one slice)
+    holds it already; a native copy of a big-endian ``x`` is copied back."""
+    if not np.may_share_memory(into, x):
+        np.copyto(x, into.reshape(x.shape))
+
+
 # Eagerly, each variant runs the op's argument checks (``*_operands``), then its impl's code
-# writing into x (into a one-slice view of a 0-d x): every check has run before the first
-# write. (The parameters are passed by name, not splatted: that costs 0.5 us a call.)
+# writing into x (into a one-slice view of a 0-d x, or a native copy of a big-endian one):
+# every check has run before the first write. (The parameters are passed by name, not
+# splatted: that costs 0.5 us a call.)
 
 
 def index_add_(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
@@ -102,8 +110,10 @@ def index_add_(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any
     if isinstance(x, Tracer):
         return _rebound("index_add_", x, lambda: index_add(x, dim, index, source, alpha))
     _check_target("index_add_", x, (index, source, alpha))
-    (into, index, source), p, _ = index_add_operands(x, dim, index, source, alpha)
-    index_add_into(into, index, source, dim=p["dim"], alpha=p["alpha"], inplace=True)
+    into, index, source, dim, alpha, _ = index_add_operands(x, dim, index, source, alpha)
+    index_add_into(into, index, source, dim=dim, alpha=alpha, inplace=True)
+    if into is not x:
+        _copy_back(x, into)
     return x
 
 
@@ -112,8 +122,10 @@ def index_copy_(x: Any, dim: int, index: Any, source: Any) -> Any:
     if isinstance(x, Tracer):
         return _rebound("index_copy_", x, lambda: index_copy(x, dim, index, source))
     _check_target("index_copy_", x, (index, source))
-    (into, index, source), p, _ = index_copy_operands(x, dim, index, source)
-    index_copy_into(into, index, source, dim=p["dim"], inplace=True)
+    into, index, source, dim, _ = index_copy_operands(x, dim, index, source)
+    index_copy_into(into, index, source, dim=dim, inplace=True)
+    if into is not x:
+        _copy_back(x, into)
     return x
 
 
@@ -124,6 +136,8 @@ def index_fill_(x: Any, dim: int, index: Any, value: Any) -> Any:
     _check_target("index_fill_", x, (index, value))
     (into, index, value), p, _ = index_fill_operands(x, dim, index, value)
     index_fill_into(into, index, value, dim=p["dim"], inplace=True)
+    if into is not x:
+        _copy_back(x, into)
     return x
 
 
@@ -136,6 +150,8 @@ def masked_fill_(x: Any, mask: Any, value: Any) -> Any:
     _check_target("masked_fill_", x, (mask, value))
     (into, mask, value), _, _ = masked_fill_operands(x, mask, value)
     masked_fill_into(into, mask, value, inplace=True)
+    if into is not x:
+        _copy_back(x, into)
     return x
 
 
@@ -147,6 +163,8 @@ def masked_scatter_(x: Any, mask: Any, source: Any) -> Any:
     _check_target("masked_scatter_", x, (mask, source))
     (into, mask, source), _, _ = masked_scatter_operands(x, mask, source)
     masked_scatter_into(into, mask, source, batch_dims=0, inplace=True)
+    if into is not x:
+        _copy_back(x, into)
     return x
 
 

@@ -60,7 +60,7 @@ class ScatterPlan:
 
 
 def plan(shape: tuple, key: Any, fn: str, raise_mode: bool, wrap_negative: bool) -> ScatterPlan:
-    entries = ix.parse_key(key, len(shape), fn)
+    entries = ix.parse_key(key, shape, fn)
     if any(kind == ix.BOOL for kind, _ in entries):
         raise IndexError(f"{fn}: a scalar boolean index is not supported in .at[]")
     axes = ix.axes_of(entries)

@@ -94,12 +94,26 @@ def _entry(k: Any, fn: str) -> list[tuple[str, Any]]:
     return [(ARRAY, arr)]
 
 
-def parse_key(key: Any, ndim: int, fn: str) -> list[tuple[str, Any]]:
+def _mask_shape(k: Any) -> tuple | None:
+    """The shape of a boolean-mask index (of rank 1 or more), else None."""
+    if isinstance(k, Tracer):
+        return k.shape if k.dtype == np.bool_ and k.ndim else None
+    if isinstance(k, (np.ndarray, list)):
+        arr = np.asarray(k)
+        return arr.shape if arr.dtype == np.bool_ and arr.ndim else None
+    return None
+
+
+def parse_key(key: Any, shape: tuple, fn: str) -> list[tuple[str, Any]]:
     """``key`` as entries, one per axis of ``x`` (an ellipsis expanded into full slices after a
-    SEP marker), plus NEW and BOOL entries that take no axis."""
+    SEP marker), plus NEW and BOOL entries that take no axis. A boolean mask must have the
+    shape of the axes it covers (NumPy's rule; reading its true positions alone would index a
+    wrong-shaped mask silently)."""
+    ndim = len(shape)
     if not isinstance(key, tuple):
         key = (key,)
     entries: list[tuple[str, Any]] = []
+    masks: list[tuple[int, tuple]] = []
     ellipsis_at = None
     for k in key:
         if k is Ellipsis:
@@ -107,6 +121,9 @@ def parse_key(key: Any, ndim: int, fn: str) -> list[tuple[str, Any]]:
                 raise IndexError(f"{fn}: an index can only have a single ellipsis ('...')")
             ellipsis_at = len(entries)
             continue
+        mask_shape = _mask_shape(k)
+        if mask_shape is not None:
+            masks.append((len(entries), mask_shape))
         entries += _entry(k, fn)
     used = sum(1 for kind, _ in entries if kind in (INT, SLICE, ARRAY))
     if used > ndim:
@@ -114,8 +131,20 @@ def parse_key(key: Any, ndim: int, fn: str) -> list[tuple[str, Any]]:
                          f"given")
     fill = [(SLICE, slice(None))] * (ndim - used)
     if ellipsis_at is None:
-        return entries + fill
-    return [*entries[:ellipsis_at], (SEP, None), *fill, *entries[ellipsis_at:]]
+        out = entries + fill
+    else:
+        out = [*entries[:ellipsis_at], (SEP, None), *fill, *entries[ellipsis_at:]]
+    if masks:
+        axes = axes_of(out)
+        for at, mask_shape in masks:
+            if ellipsis_at is not None and at >= ellipsis_at:
+                at += 1 + len(fill)
+            a = axes[at]
+            if tuple(shape[a:a + len(mask_shape)]) != tuple(mask_shape):
+                raise IndexError(f"{fn}: a boolean index of shape {tuple(mask_shape)} does "
+                                 f"not match the indexed axes {tuple(shape[a:a + len(mask_shape)])}"
+                                 f" of an array of shape {tuple(shape)}")
+    return out
 
 
 def axes_of(entries: list[tuple[str, Any]]) -> list[Any]:
@@ -202,7 +231,7 @@ def getitem(x: ArrayLike, key: Any, *, mode: str | None = None, fill_value: Any 
     what an index out of range does (default: IndexError)."""
     x = asarray(x)
     shape = get_aval(x).shape
-    entries = parse_key(key, len(shape), fn)
+    entries = parse_key(key, shape, fn)
     kind_mode = gather_mode(mode, fn)
     axes = axes_of(entries)
     arrays = [i for i, (kind, _) in enumerate(entries) if kind == ARRAY]

@@ -46,6 +46,7 @@ def asarray(x: ArrayLike, dtype: Any = None) -> Any:
         out = np.asarray(x, dtype=dtype)
         if out.dtype == object:
             raise TypeError(f"expected an array or a number; got {type(x).__name__}")
+    out = core.native(out)  # (a big-endian array becomes a native copy)
     canonical = canonicalize_dtype(out.dtype)  # (x64 off: a 64-bit array becomes 32-bit)
     return core.to_eager_array(out if canonical == out.dtype else out.astype(canonical))
 

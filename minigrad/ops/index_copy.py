@@ -49,18 +49,19 @@ def index_copy(x: Any, dim: int, index: Any, source: Any) -> Any:
     >>> index_copy(np.zeros(5), 0, np.array([1, 1, 3]), np.array([1., 2., 3.]))
     Array([0., 2., 0., 3., 0.], dtype=float64)
     """
-    (x, index, source), p, out_shape = index_copy_operands(x, dim, index, source)
-    out = index_copy_p.bind(x, index, source, dim=p["dim"])
+    x, index, source, dim, out_shape = index_copy_operands(x, dim, index, source)
+    out = index_copy_p.bind(x, index, source, dim=dim)
     return out if out_shape is None else reshape(out, out_shape)
 
 
-def index_copy_operands(x: Any, dim: int, index: Any, source: Any) -> tuple[tuple, dict, Any]:
-    """index_copy's arguments, checked, as ``index_copy_p``'s operands and parameters, and the
-    result's shape when it is not the first operand's (a 0-d ``x``), else None. ``index_copy_``
-    writes with the same."""
+def index_copy_operands(x: Any, dim: int, index: Any, source: Any
+                        ) -> tuple[Any, Any, Any, int, Any]:
+    """index_copy's arguments, checked: ``index_copy_p``'s operands ``x, index, source``, its
+    parameter ``dim``, and the result's shape when it is not the first operand's (a 0-d ``x``),
+    else None. ``index_copy_`` writes with the same."""
     x, dim, index, source, out_shape = index_source_operands("index_copy", x, dim, index,
                                                              source, 1)  # (scalar_source_rank)
-    return (x, index, source), {"dim": dim}, out_shape
+    return x, index, source, dim, out_shape
 
 
 @index_copy_p.def_impl  # (the impl itself: jit's in-place reuse passes inplace=True)

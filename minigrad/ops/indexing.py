@@ -11,14 +11,17 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import (
+    NATIVE_DTYPES,
     Primitive,
     ShapedArray,
     Tracer,
     Zero,
+    _get_current,
     current_trace,
     eval_trace,
     float0,
     get_aval,
+    native,
 )
 from minigrad.ops.elementwise import add, convert_element_type
 from minigrad.ops.structural import (
@@ -36,7 +39,8 @@ def check_index_values(index: np.ndarray, size: int, op: str, dim: int) -> None:
     negative entry; we never do."""
     if index.ndim == 1 and index.size <= _SMALL_INDEX:  # (index_in_range's first case, inline)
         entries = index.tolist()
-        if not entries or (min(entries) >= 0 and max(entries) < size):
+        entries.sort()  # (then the ends are the extremes: cheaper than min() and max())
+        if not entries or (entries[0] >= 0 and entries[-1] < size):
             return
     if not index_in_range(index, size):  # the same as ((index >= 0) & (index < size)).all()
         bad = index[(index < 0) | (index >= size)].flat[0]
@@ -51,12 +55,22 @@ _SMALL_INDEX = 32
 
 def index_in_range(index: np.ndarray, size: int) -> bool:
     """Whether every entry of the integer ``index`` lies in [0, size)."""
-    if index.size <= _SMALL_INDEX:  # Python's min and max beat a NumPy reduction here
+    if index.size <= _SMALL_INDEX:  # a sorted Python list beats a NumPy reduction here
         entries = index.tolist() if index.ndim == 1 else index.ravel().tolist()
-        return not entries or (min(entries) >= 0 and max(entries) < size)
-    # One reduction: viewed as unsigned, a negative entry is huge, so max() catches it too.
-    unsigned = index.view(index.dtype.str.replace("i", "u")) if index.dtype.kind == "i" else index
-    return bool(unsigned.max() < size)
+        entries.sort()
+        return not entries or (entries[0] >= 0 and entries[-1] < size)
+    if index.dtype.kind == "u":
+        return bool(index.max() < size)
+    # One reduction: viewed as unsigned, a negative entry becomes at least 2**(bits-1), so max()
+    # catches it too, but only if size <= 2**(bits-1). A larger size is beyond every entry of
+    # the signed dtype (int8 into 300 slices): then only the sign is left to check.
+    if size > _SIGNED_MAX[index.dtype.itemsize]:
+        return bool(index.min() >= 0)
+    return bool(index.view(index.dtype.str.replace("i", "u")).max() < size)
+
+
+# the largest value of the signed integer dtype of each itemsize
+_SIGNED_MAX = {n: 2 ** (8 * n - 1) - 1 for n in (1, 2, 4, 8)}
 
 
 # --------------------------------------------------------------------------- check_index
@@ -138,15 +152,15 @@ def canonical_eagerly(x: Any, dim: Any, index: Any) -> bool:
     """Whether, eagerly, ``x``, ``dim`` and ``index`` are already what the checks would make of
     them (the index's range is then checked by the impl)."""
     return (type(x) is type(index) is np.ndarray and type(dim) is int and 0 <= dim < x.ndim
-            and index.ndim == 1 and index.dtype.kind in "iu" and x.dtype.kind in "biufc"
-            and current_trace() is eval_trace)
+            and index.ndim == 1 and index.dtype.kind in "iu" and x.dtype in NATIVE_DTYPES
+            and _get_current() is eval_trace)  # (a stale context: the slow path, still right)
 
 
 def mask_canonical(x: Any, mask: Any) -> bool:
     """Whether ``x`` and ``mask`` are NumPy arrays of one shape, ``mask`` a bool one: what the
     checks would leave as they are."""
     return (type(x) is type(mask) is np.ndarray and mask.shape == x.shape
-            and mask.dtype == np.bool_ and x.dtype.kind in "biufc")
+            and mask.dtype == np.bool_ and x.dtype in NATIVE_DTYPES)
 
 
 
@@ -155,6 +169,8 @@ def as_array(x: Any, op: str = "", name: str = "") -> Any:
     ``op`` and ``name``, anything that is not an array of numbers or bools (a string, None, an
     object) is a TypeError naming them."""
     out = x if isinstance(x, (Tracer, np.ndarray)) else np.asarray(x)
+    if not isinstance(out, Tracer):
+        out = native(out)  # (a big-endian array becomes a native copy)
     if op and out.dtype.kind not in "biufc":
         what = f"dtype {out.dtype}" if isinstance(x, np.ndarray) else type(x).__name__
         raise TypeError(f"{op}: {name} must be an array of numbers or bools; got {what}")
@@ -184,7 +200,7 @@ def canonical_index(op: str, index: Any, size: int, dim: int) -> Any:
     if isinstance(index, (list, tuple)) and len(index) == 0:
         index = np.zeros(0, np.int64)  # NumPy would make an empty list float64
     if not isinstance(index, Tracer):
-        index = np.asarray(index)
+        index = native(np.asarray(index))
     if index.dtype.kind not in "iu":
         raise TypeError(f"{op}: index must be an integer array; got dtype {index.dtype}")
     if index.ndim > 1:

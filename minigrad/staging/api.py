@@ -286,14 +286,17 @@ class Jitted:
                 outs = entry.fn(*args)
                 return outs[0] if entry.out_tree is LEAF else tree_unflatten(entry.out_tree,
                                                                             outs)
-        entry, leaves, closed_over, _ = self._entry(args, kwargs)
+        entry, leaves, closed_over, raw = self._entry(args, kwargs)
+        # (not an argument converted on the way in, big-endian say: its program's arguments
+        # are the converted ones)
         if not closed_over and not kwargs and not self.static_argnums and entry.same is None \
-                and all(type(a) is np.ndarray for a in args):
+                and all(type(a) is np.ndarray for a in args) \
+                and all(a is x for a, x in zip(args, leaves, strict=True)):
             with self.lock:
                 if entry.cached:  # (not dropped by another thread meanwhile)
                     self.fast[tuple([(a.shape, a.dtype) for a in args])] = entry
         outs = self.run(entry, [*closed_over, *leaves])
-        return write_back(entry, leaves, outs, repr(self))
+        return write_back(entry, leaves, outs, repr(self), raw)
 
     def run(self, entry: Entry, operands: list[Any]) -> list[Any]:
         """The program on ``operands``: one ``jit`` equation. (A transform's rules make new
@@ -308,10 +311,14 @@ class Jitted:
         return Lowered(compiled(entry.program, entry.donate, self.name), entry.program)
 
 
-def write_back(entry: Entry, leaves: list, outs: list, what: str) -> Any:
+def write_back(entry: Entry, leaves: list, outs: list, what: str, raw: list | None = None
+               ) -> Any:
     """Give the caller the updated inputs' final values (into its arrays, or by rebinding its
-    tracers), and return the function's outputs."""
+    tracers), and return the function's outputs. ``raw``: the caller's leaves, if any was
+    converted (a big-endian array becomes a native copy, but the caller's array is written)."""
     n = len(outs) - len(entry.mutated)
+    if raw is not None and entry.mutated:
+        leaves = [r if type(r) is np.ndarray else x for r, x in zip(raw, leaves, strict=True)]
     kept = [leaves[i] for i in entry.mutated if isinstance(leaves[i], np.ndarray)]
     # A result built in an updated input's buffer (x[1] of the updated x, say) would change
     # when the caller next writes x: the caller keeps x, so such a result is copied.
