@@ -111,7 +111,7 @@ DTYPES: list[tuple[str, Callable[..., Any], tuple, str, str]] = [
     ("svdvals int32", lambda m, a: m.linalg.svdvals(a), (I32,), "float64", "float32"),
     ("matrix_rank float64", lambda m, a: m.linalg.matrix_rank(a), (F64,), "int64", "int32"),
 ]
-# Where JAX differs with x64 on, NumPy 2's promotion wins (design.md section 10; listed in
+# Where JAX differs with x64 on, NumPy 2's promotion wins (the project's design; listed in
 # docs/divergences.md): an integer operand of a float32 one and an integer matrix into a
 # float function give float64 (NumPy's), where JAX keeps float32.
 JAX_DIFFERS_X64 = {"matmul float32 int32", "cross float32 int32", "inv int32", "det int32",
