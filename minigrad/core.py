@@ -497,6 +497,11 @@ class Tracer:
         return float(self._concrete_or_error("float()"))
 
     def __index__(self) -> int:
+        # Only integers are indices (as a Python float is not): NumPy < 2.3 reads a float
+        # exponent through __index__ in ``ndarray ** t``, and int(2.5) would make it 2.
+        if self.aval.dtype.kind not in "iu":
+            raise TypeError(f"only an integer tracer can be used as an index; got "
+                            f"{self.aval.str_short()}")
         return int(self._concrete_or_error("use as an index"))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:

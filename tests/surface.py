@@ -55,6 +55,7 @@ class Rec:
     * ``edges``: argument tuples at edge points, compared with JAX (values and gradients).
     * ``listarg``: the function takes the drawn arrays as one list (``concatenate(arrays)``);
       the checks see a function of the arrays themselves.
+    * ``jax_grad=False``: compare only values with JAX (it defines no derivative).
     """
 
     name: str
@@ -69,6 +70,7 @@ class Rec:
     ref_dtype: bool = True
     jax: bool = True
     jax_name: str | None = None
+    jax_grad: bool = True
     edges: tuple[tuple, ...] = ()
     tol: float | None = None
     note: str = ""

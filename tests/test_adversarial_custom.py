@@ -160,9 +160,9 @@ def test_item8_aval_equality_includes_weakness() -> None:
 
 def test_item8_a_weak_int_out_of_range_raises_as_eagerly() -> None:
     x = np.ones(3, np.uint8)
-    with pytest.raises(OverflowError, match="300 out of bounds for uint8"):
+    with pytest.raises(OverflowError, match=r"300 (is )?out of bounds for uint8"):
         mnp.add(x, 300)
-    with pytest.raises(OverflowError, match="300 out of bounds for uint8"):
+    with pytest.raises(OverflowError, match=r"300 (is )?out of bounds for uint8"):
         mg.jit(lambda x, n: x + n)(x, 300)
     np.testing.assert_array_equal(mg.jit(lambda x, n: x + n)(x, 3), x + 3)
 

@@ -462,13 +462,15 @@ def test_augmented_operator_errors_are_numpys() -> None:
 def test_augmented_operators_on_arguments_are_written_back(op: str, route: str) -> None:
     """x op= y on an argument itself changes the caller's array eagerly; jit and functionalize
     write it back the same."""
-    y = np.eye(2)[::-1] if op == "__imatmul__" else np.array([2.0, 3.0])
+    bits = op in ("__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__")
+    dtype = np.int64 if bits else np.float64  # (the bit operations take integers)
+    y = np.eye(2)[::-1] if op == "__imatmul__" else np.array([2, 3], dtype)
 
     def f(x: Any) -> Any:
         AUGMENTED[op](x, y)
-        return x * 1.0
+        return x * 1
 
-    eager, traced = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[1.0, 2.0], [3.0, 4.0]])
+    eager, traced = np.array([[1, 2], [3, 4]], dtype), np.array([[1, 2], [3, 4]], dtype)
     np.testing.assert_array_equal(ROUTES[route](f)(traced), f(eager))
     np.testing.assert_array_equal(traced, eager)
 
@@ -505,6 +507,9 @@ def _index(m: Any, x: Any, key: Any) -> Any:
 # name -> f(x), written once for NumPy and for minigrad: ``m`` is the module.
 COPY_OR_VIEW: dict[str, Callable[[Any, Any], Any]] = {
     "asarray": lambda m, x: m.asarray(x),
+    "copy": lambda m, x: m.copy(x),
+    "array": lambda m, x: m.array(x),
+    "array copy=False": lambda m, x: m.array(x, copy=False) if m is mnp else np.asarray(x),
     "asarray same dtype": lambda m, x: m.asarray(x, x.dtype),
     "astype same dtype": lambda m, x: m.astype(x, x.dtype) if m is mnp else x.astype(x.dtype),
     "astype float32": lambda m, x: m.astype(x, np.float32) if m is mnp else x.astype(

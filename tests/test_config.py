@@ -167,3 +167,40 @@ def test_debug_flags_raise_on_the_first_bad_eager_value(flag: str, bad: np.ndarr
         finally:
             mg.config.update(flag, False)
         mnp.log(bad)
+
+
+def test_disable_jit_runs_the_function_op_by_op() -> None:
+    seen: list[type] = []
+
+    def f(x: np.ndarray) -> np.ndarray:
+        seen.append(type(x))
+        return x * 2
+
+    g = mg.jit(f)
+    with mg.config.override("jax_disable_jit", True):
+        np.testing.assert_array_equal(g(np.ones(2)), [2.0, 2.0])
+        g(np.ones(2))
+    assert seen == [np.ndarray, np.ndarray]  # called each time, with the arrays themselves
+    g(np.ones(2))
+    g(np.ones(2))
+    assert len(seen) == 3 and seen[2] is not np.ndarray  # traced once, then the program runs
+
+
+@pytest.mark.filterwarnings("ignore:invalid value")
+def test_debug_nans_under_jit_names_the_primitive() -> None:
+    f = mg.jit(lambda x: mnp.log(x) * 2.0)
+    f(np.array([1.0, 2.0]))  # (traced and cached before the flag)
+    with mg.config.override("jax_debug_nans", True):
+        with pytest.raises(FloatingPointError, match="log"):
+            f(np.array([-1.0, 2.0]))
+        np.testing.assert_allclose(f(np.array([1.0, 2.0])), [0.0, 2 * np.log(2.0)])
+    assert np.isnan(f(np.array([-1.0, 2.0]))[0])  # flag off: NaN returned, as NumPy
+
+
+def test_jit_keeps_a_program_per_x64_mode() -> None:
+    h = mg.jit(lambda x: x + mnp.zeros(2))  # zeros' default dtype follows the flag
+    assert h(np.ones(2)).dtype == np.float64
+    with mg.enable_x64(False):
+        assert h(np.ones(2)).dtype == np.float32  # (a float64 input enters as float32)
+        assert h(np.ones(2, np.float32)).dtype == np.float32
+    assert h(np.ones(2)).dtype == np.float64

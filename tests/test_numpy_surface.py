@@ -167,7 +167,7 @@ def _compare_with_jax(rec: Rec, args: tuple, dtype: np.dtype, what: str) -> None
     theirs = rec.jax_fn()(*_jax_args(args), **rec.kwargs)
     tol = tolerance(dtype, rec)
     assert_close(ours, [np.asarray(t) for t in leaves(theirs)], tol, what + " value")
-    if not rec.grad or dtype != np.dtype(np.float64):
+    if not rec.grad or not rec.jax_grad or dtype != np.dtype(np.float64):
         return
     diff = rec.differentiable(args)
     rng = np.random.default_rng(11)

@@ -30,8 +30,9 @@ from minigrad.config import x64_enabled
 from minigrad.core import Tracer, _get_current, current_trace, eval_trace, get_aval
 from minigrad.dtypes import _TO_32 as _NARROWED
 from minigrad.numpy import indexing as ix
+from minigrad.numpy.division import power
 from minigrad.numpy.shape import ravel
-from minigrad.numpy.ufuncs import divide, power
+from minigrad.numpy.ufuncs import divide
 from minigrad.numpy.util import ArrayLike, asarray, check_broadcast
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st

@@ -162,8 +162,8 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
 def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
              base: ArrayLike = 10.0, dtype: Any = None, axis: int = 0) -> Any:
     """``base ** linspace(start, stop)``."""
+    from minigrad.numpy.division import power
     from minigrad.numpy.dtypes import astype
-    from minigrad.numpy.ufuncs import power
 
     y = linspace(start, stop, num, endpoint, axis=axis)
     out = power(base, y)
@@ -313,6 +313,8 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
         out = util_asarray(object, None if dtype is None else dtype_arg(dtype, "array"))
         if copy and isinstance(out, np.ndarray) and _shares(out, object):
             out = out.copy()
+        elif copy and out is object:  # a tracer: a new value, so that a later in-place
+            out = copy_of(out)        # update of ``object`` does not show through
     while get_aval(out).ndim < ndmin:
         out = reshape(out, (1, *get_aval(out).shape))
     return out

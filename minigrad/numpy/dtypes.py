@@ -86,6 +86,8 @@ def astype(x: ArrayLike, dtype: Any, /, *, copy: bool = True, device: Any = None
     """``x`` converted to ``dtype`` (the array API's signature): always a new array, as
     NumPy's ``astype`` by default; with ``copy=False``, ``x`` itself when it has the dtype."""
     check_device(device, "astype")
+    if not isinstance(copy, (bool, np.bool_)):
+        raise TypeError(f"astype: copy must be a bool; got {copy!r}")
     x = asarray(x)
     out = ew.convert_element_type(x, dtype_arg(dtype, "astype"))
     return copy_of(out) if copy and out is x else out

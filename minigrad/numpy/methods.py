@@ -12,14 +12,19 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.core import Tracer
+from minigrad.numpy import bitwise as _bitwise
+from minigrad.numpy import division as _division
+from minigrad.numpy import selection as _selection
+from minigrad.numpy import ufuncs as _ufuncs
 from minigrad.numpy.at import IndexUpdateHelper
 from minigrad.numpy.contractions import dot, matmul, vdot
 from minigrad.numpy.creation import full_like, ones_like, zeros_like
-from minigrad.numpy.dtypes import astype
+from minigrad.numpy.dtypes import astype, result_type
 from minigrad.numpy.index_tricks import choose, compress, nonzero
 from minigrad.numpy.indexing import getitem, take
 from minigrad.numpy.joining import concatenate, stack
 from minigrad.numpy.reductions import cumsum, max, mean, sum
+from minigrad.numpy.selection import clip, conj, where
 from minigrad.numpy.shape import (
     broadcast_to,
     expand_dims,
@@ -33,29 +38,10 @@ from minigrad.numpy.shape import (
 from minigrad.numpy.ufuncs import (
     OPERATORS,
     add,
-    cos,
     divide,
-    equal,
-    exp,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    log,
-    maximum,
-    minimum,
     multiply,
-    negative,
-    not_equal,
-    power,
-    sin,
-    sqrt,
-    square,
     subtract,
-    tanh,
-    where,
 )
-from minigrad.numpy.util import copy_of
 from minigrad.ops.index_add import index_add
 from minigrad.ops.index_copy import index_copy
 from minigrad.ops.index_fill import index_fill
@@ -63,14 +49,22 @@ from minigrad.ops.masked_fill import masked_fill
 from minigrad.ops.masked_scatter import masked_scatter
 from minigrad.rebind import augmented, untraced_target
 
+# NumPy's ufuncs on tracers (np.sin(t)): every ufunc minigrad.numpy implements, by name (NumPy's
+# aliases, true_divide and mod, are the same objects as divide and remainder)
+_UFUNC_NAMES = (
+    "add subtract multiply divide floor_divide remainder fmod power float_power maximum minimum "
+    "fmax fmin arctan2 hypot logaddexp logaddexp2 copysign heaviside nextafter ldexp equal "
+    "not_equal less less_equal greater greater_equal logical_and logical_or logical_xor "
+    "bitwise_and bitwise_or bitwise_xor left_shift right_shift absolute fabs negative positive "
+    "sign floor ceil trunc rint sqrt cbrt square reciprocal exp exp2 expm1 log log2 log10 log1p "
+    "sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh deg2rad rad2deg "
+    "radians degrees isnan isinf isfinite signbit logical_not invert bitwise_count conjugate "
+    "spacing divmod frexp modf").split()
 _UFUNCS: dict[Any, Callable[..., Any]] = {
-    np.add: add, np.subtract: subtract, np.multiply: multiply, np.divide: divide,
-    np.power: power, np.maximum: maximum, np.minimum: minimum, np.negative: negative,
-    np.exp: exp, np.log: log, np.sin: sin, np.cos: cos, np.tanh: tanh, np.sqrt: sqrt,
-    np.square: square, np.equal: equal, np.not_equal: not_equal, np.less: less,
-    np.less_equal: less_equal, np.greater: greater, np.greater_equal: greater_equal,
-    np.matmul: matmul,
-}
+    getattr(np, name): next(getattr(m, name) for m in (_ufuncs, _division, _selection, _bitwise)
+                            if hasattr(m, name))
+    for name in _UFUNC_NAMES}
+_UFUNCS[np.matmul] = matmul
 
 _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.sum: sum, np.max: max, np.amax: max, np.mean: mean, np.reshape: reshape,
@@ -78,6 +72,10 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.squeeze: squeeze, np.expand_dims: expand_dims, np.concatenate: concatenate,
     np.stack: stack, np.cumsum: cumsum, np.matmul: matmul, np.dot: dot, np.vdot: vdot,
     np.take: take, np.where: where, np.zeros_like: zeros_like, np.ones_like: ones_like,
+    np.clip: clip, np.round: _ufuncs.round, np.around: _ufuncs.round, np.real: _selection.real,
+    np.imag: _selection.imag, np.sinc: _ufuncs.sinc, np.nan_to_num: _selection.nan_to_num,
+    np.fix: _ufuncs.fix, np.isposinf: _ufuncs.isposinf, np.isneginf: _ufuncs.isneginf,
+    np.isclose: _selection.isclose, np.result_type: result_type,
     np.full_like: full_like, np.broadcast_to: broadcast_to, np.shape: lambda x: x.shape,
     np.ndim: lambda x: x.ndim, np.size: lambda x: x.size,
 }
@@ -110,19 +108,50 @@ def _array_function(self: Tracer, func: Any, types: Any, args: tuple, kwargs: di
 # The core defines Tracer without arithmetic: the functions above are built on the ops, which
 # are built on the core, so they are installed on the class from here (as jax.numpy installs
 # its operators), not imported by the core.
+def _swap(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """The reflected operator: ``other + t`` calls ``t.__radd__(other)``."""
+    return lambda x, other: fn(other, x)
+
+
+def _pow(x: Any, other: Any, mod: Any = None) -> Any:
+    if mod is not None:
+        raise TypeError("pow() with a modulus is not supported on minigrad arrays")
+    return _w["power"](x, other)
+
+
+def _round(x: Any, ndigits: Any = None) -> Any:
+    return _ufuncs.round(x, 0 if ndigits is None else ndigits)
+
+
 _w = OPERATORS  # (Python's operators on numbers keep them numbers: weak)
 _TRACER_METHODS: dict[str, Callable[..., Any]] = {
-    "__neg__": _w["negative"], "__pos__": copy_of,
-    "__add__": _w["add"], "__radd__": lambda x, o: _w["add"](o, x),
-    "__sub__": _w["sub"], "__rsub__": lambda x, o: _w["sub"](o, x),
-    "__mul__": _w["mul"], "__rmul__": lambda x, o: _w["mul"](o, x),
-    "__truediv__": _w["div"], "__rtruediv__": lambda x, o: _w["div"](o, x),
-    "__pow__": _w["power"], "__rpow__": lambda x, o: _w["power"](o, x),
-    "__matmul__": matmul, "__rmatmul__": lambda x, o: matmul(o, x),
+    "__neg__": _w["negative"], "__pos__": _ufuncs.positive, "__abs__": _ufuncs.absolute,
+    "__invert__": _bitwise.invert, "__round__": _round,
+    "__add__": _w["add"], "__radd__": _swap(_w["add"]),
+    "__sub__": _w["sub"], "__rsub__": _swap(_w["sub"]),
+    "__mul__": _w["mul"], "__rmul__": _swap(_w["mul"]),
+    "__truediv__": _w["div"], "__rtruediv__": _swap(_w["div"]),
+    "__floordiv__": _division.floor_divide, "__rfloordiv__": _swap(_division.floor_divide),
+    "__mod__": _division.remainder, "__rmod__": _swap(_division.remainder),
+    "__divmod__": _division.divmod, "__rdivmod__": _swap(_division.divmod),
+    "__pow__": _pow, "__rpow__": _swap(_w["power"]),
+    "__matmul__": matmul, "__rmatmul__": _swap(matmul),
+    "__and__": _bitwise.bitwise_and, "__rand__": _swap(_bitwise.bitwise_and),
+    "__or__": _bitwise.bitwise_or, "__ror__": _swap(_bitwise.bitwise_or),
+    "__xor__": _bitwise.bitwise_xor, "__rxor__": _swap(_bitwise.bitwise_xor),
+    "__lshift__": _bitwise.left_shift, "__rlshift__": _swap(_bitwise.left_shift),
+    "__rshift__": _bitwise.right_shift, "__rrshift__": _swap(_bitwise.right_shift),
     # x += y updates x in place, as NumPy's does: every name for x sees it
     "__iadd__": augmented(add, "+="), "__isub__": augmented(subtract, "-="),
     "__imul__": augmented(multiply, "*="), "__itruediv__": augmented(divide, "/="),
-    "__ipow__": augmented(power, "**="), "__imatmul__": augmented(matmul, "@="),
+    "__ipow__": augmented(_division.power, "**="), "__imatmul__": augmented(matmul, "@="),
+    "__ifloordiv__": augmented(_division.floor_divide, "//="),
+    "__imod__": augmented(_division.remainder, "%="),
+    "__iand__": augmented(_bitwise.bitwise_and, "&="),
+    "__ior__": augmented(_bitwise.bitwise_or, "|="),
+    "__ixor__": augmented(_bitwise.bitwise_xor, "^="),
+    "__ilshift__": augmented(_bitwise.left_shift, "<<="),
+    "__irshift__": augmented(_bitwise.right_shift, ">>="),
     "__eq__": _w["eq"], "__ne__": _w["ne"], "__lt__": _w["lt"], "__le__": _w["le"],
     "__gt__": _w["gt"], "__ge__": _w["ge"], "__getitem__": getitem,
     "__array_ufunc__": _array_ufunc, "__array_function__": _array_function,
@@ -134,6 +163,9 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     # indexing: t.nonzero(size=...), t.compress(condition), t.choose(choices)
     "nonzero": nonzero, "compress": lambda x, condition, *a, **k: compress(condition, x, *a, **k),
     "choose": choose,
+    # the elementwise methods (x.real and x.imag are properties, below)
+    "clip": clip, "conj": conj, "conjugate": conj,
+    "round": lambda x, decimals=0, out=None: _ufuncs.round(x, decimals, out),
     # the five ops: t.index_add(dim, index, source)
     "index_add": index_add, "index_copy": index_copy, "index_fill": index_fill,
     "masked_fill": masked_fill, "masked_scatter": masked_scatter,
@@ -144,3 +176,5 @@ Tracer.T = property(transpose)  # type: ignore[attr-defined]
 
 # x.at[key].set(v) ...: JAX's functional updates, on tracers and on eager Arrays alike
 Tracer.at = property(IndexUpdateHelper)  # type: ignore[attr-defined]
+Tracer.real = property(_selection.real)  # type: ignore[attr-defined]
+Tracer.imag = property(_selection.imag)  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from minigrad import core
+from minigrad.config import x64_enabled
 from minigrad.core import Tracer, get_aval
 from minigrad.dtypes import canonicalize_dtype, default_float_dtype, scalar_dtype
 from minigrad.ops import elementwise as ew
@@ -21,6 +22,12 @@ from minigrad.rebind import fresh, note_view
 
 ArrayLike = Any
 Axis = int | Sequence[int] | None
+
+
+# The tracer's operators, by primitive name (filled in by ufuncs.py and division.py): the same
+# computations as the functions, keeping weak types weak (Python's arithmetic keeps numbers
+# numbers; NumPy's functions make arrays).
+OPERATORS: dict[str, Callable[..., Any]] = {}
 
 
 def is_array(x: Any) -> bool:
@@ -83,6 +90,198 @@ def promoted_dtype(xs: Sequence[ArrayLike], weak: Sequence[bool]) -> np.dtype:
         for x, w in zip(xs, weak, strict=True)]))
 
 
+# --------------------------------------------------------------------------- type promotion
+# NumPy 2's rules (NEP 50), in one place: an operand takes part by its *promotion key*, the dtype
+# of an array, a NumPy scalar or a tracer (strong), or the type of a Python int, float or
+# complex (weak: it adopts the other operands' dtype, so a float32 array times 2.0 stays
+# float32). The key of a weakly typed tracer (a Python scalar that entered a transform) is its
+# kind's Python type too.
+
+_BOOL = np.dtype(np.bool_)
+_WEAK_PROBE = {int: 0, float: 0.0, complex: 0j}  # any value of the type: NEP 50 ignores it
+_WEAK_TYPE = {"i": int, "f": float, "c": complex}
+PromotionKey = Any  # np.dtype, or one of the types int, float, complex
+
+
+def promotion_key(x: ArrayLike, name: str = "") -> PromotionKey:
+    """How ``x`` takes part in type promotion: its dtype, or (a Python scalar) its type.
+    ``name``: the function asking, for the error about an operand that is not an array."""
+    t = type(x)
+    if t is float or t is int or t is complex:
+        return t
+    if t is bool:
+        return _BOOL  # a Python bool is as strong as a bool array: bool is the lowest kind
+    if isinstance(x, Tracer):  # a weak tracer stands for a Python number of its kind
+        aval = x.aval
+        return _WEAK_TYPE.get(aval.dtype.kind, aval.dtype) if aval.weak_type else aval.dtype
+    dtype = getattr(x, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return dtype
+    if isinstance(x, (int, float, complex)):  # subclasses (an IntEnum ...): weak, as NumPy
+        return _BOOL if isinstance(x, bool) else next(k for k in _WEAK_PROBE if isinstance(x, k))
+    try:
+        return asarray(x).dtype  # (a list, a tuple ...: strong, as NumPy converts it)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{name or 'minigrad.numpy'}: operands must be arrays or numbers; "
+                        f"got {type(x).__name__} ({e})") from None
+
+
+def _canonical_key(key: PromotionKey) -> PromotionKey:
+    return canonicalize_dtype(key) if isinstance(key, np.dtype) else key
+
+
+def _describe(keys: Sequence[PromotionKey]) -> str:
+    return " and ".join(f"{k.name}" if isinstance(k, np.dtype) else f"a Python {k.__name__}"
+                        for k in keys)
+
+
+# (keys..., x64) -> the promoted dtype
+_RESULT: dict[tuple, np.dtype] = {}
+
+
+def result_dtype_of_keys(keys: tuple) -> np.dtype:
+    cache_key = (*keys, x64_enabled())
+    found = _RESULT.get(cache_key)
+    if found is None:
+        probes = [_canonical_key(k) if isinstance(k, np.dtype) else _WEAK_PROBE[k] for k in keys]
+        try:
+            found = canonicalize_dtype(np.result_type(*probes))
+        except TypeError:
+            raise TypeError(f"no common dtype for {_describe(keys)}") from None
+        _RESULT[cache_key] = found
+    return found
+
+
+class Resolved:
+    """How NumPy computes a ufunc for given promotion keys: the operand dtypes and the output
+    dtypes, canonical (x64 off: 32-bit); ``unchanged[i]``: operand i already has its dtype."""
+
+    __slots__ = ("inputs", "outputs", "unchanged")
+
+    def __init__(self, inputs: tuple[np.dtype, ...], outputs: tuple[np.dtype, ...],
+                 keys: tuple):
+        self.inputs = inputs
+        self.outputs = outputs
+        self.unchanged = tuple(k is d or k == d for k, d in zip(keys, inputs, strict=True))
+
+    @property
+    def out(self) -> np.dtype:
+        return self.outputs[0]
+
+
+# (ufunc, keys..., x64) -> Resolved
+_RESOLVED: dict[tuple, Resolved] = {}
+
+
+def resolve_ufunc(ufunc: np.ufunc, name: str, *keys: PromotionKey) -> Resolved:
+    """The dtypes NumPy 2 computes ``ufunc`` in for operands with these promotion keys (its
+    loop for the promoted operands: ``sqrt`` of int8 is float16, ``divide`` of int8 float64,
+    ``equal`` of float16 and int8 compares in float16); a clear error naming ``name`` when
+    NumPy has no loop (``subtract`` of bools, ``bitwise_and`` of floats)."""
+    cache_key = (ufunc, *keys, x64_enabled())
+    found = _RESOLVED.get(cache_key)
+    if found is None:
+        found = _RESOLVED[cache_key] = _resolve(ufunc, name, keys)
+    return found
+
+
+def _resolve(ufunc: np.ufunc, name: str, keys: tuple) -> Resolved:
+    canonical = tuple(_canonical_key(k) for k in keys)  # x64 off: 64-bit arrays enter as 32
+    try:
+        dtypes = ufunc.resolve_dtypes((*canonical, *[None] * ufunc.nout))
+    except TypeError as e:
+        raise TypeError(f"{name}: not supported for operands of {_describe(keys)} "
+                        f"({str(e).rstrip('.')})") from None
+    dtypes = tuple(canonicalize_dtype(d) for d in dtypes)
+    return Resolved(dtypes[:ufunc.nin], dtypes[ufunc.nin:], keys)
+
+
+def convert(x: ArrayLike, dtype: np.dtype, name: str) -> Any:
+    """``x`` as an operand of ``dtype``: a Python scalar as a 0-d array (NumPy 2's
+    OverflowError, naming ``name``, for an integer that does not fit), an array or tracer
+    converted if its dtype differs."""
+    t = type(x)
+    if t is np.ndarray or t is core.eager_array_type:  # (fast: no conversion to an Array)
+        return x if x.dtype == dtype else ew.convert_element_type(x, dtype)
+    if t is float or t is int or t is bool or t is complex:
+        try:
+            return np.asarray(x, dtype)
+        except OverflowError:
+            raise OverflowError(f"{name}: the Python integer {x} is out of bounds for "
+                                f"{dtype.name}") from None
+    if isinstance(x, Tracer):
+        # (a weak tracer, a Python number traced, comes out strong as NumPy's results are; a
+        # weak int is range-checked as NumPy checks a Python int)
+        return ew.convert_element_type(x, dtype, False, checked=x.aval.weak_type)
+    x = asarray(x)
+    return x if get_aval(x).dtype == dtype else ew.convert_element_type(x, dtype)
+
+
+def broadcast_operands(name: str, xs: list[Any]) -> list[Any]:
+    """Operands of one shape for an elementwise primitive. Eagerly (the eval trace runs the
+    impls) NumPy's ufuncs broadcast by themselves: only the shapes are checked. Under a
+    transform the primitives' rules need equal shapes: the operands are broadcast."""
+    shapes = [x.shape if type(x) is np.ndarray else get_aval(x).shape for x in xs]
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return xs
+    shape = check_broadcast(name, *shapes)
+    if core.current_trace() is core.eval_trace:
+        return xs
+    return [x if s == shape else st.broadcast_to(x, shape)
+            for x, s in zip(xs, shapes, strict=True)]
+
+
+def broadcast_all(name: str, *xs: Any) -> list[Any]:
+    """Operands broadcast to one shape, eagerly too (for composites whose pieces index or
+    differentiate them together, such as a ``custom_jvp``)."""
+    shapes = [get_aval(x).shape for x in xs]
+    if all(s == shapes[0] for s in shapes):
+        return list(xs)
+    shape = check_broadcast(name, *shapes)
+    return [x if s == shape else st.broadcast_to(x, shape)
+            for x, s in zip(xs, shapes, strict=True)]
+
+
+def ufunc_operands(ufunc: np.ufunc, name: str, *xs: ArrayLike) -> tuple[list[Any], Resolved]:
+    """The operands of ``ufunc`` (promoted, converted, broadcast) and NumPy's dtypes for it."""
+    resolved = resolve_ufunc(ufunc, name, *[promotion_key(x, name) for x in xs])
+    ops = [convert(x, d, name) for x, d in zip(xs, resolved.inputs, strict=True)]
+    return broadcast_operands(name, ops), resolved
+
+
+def unary_operand(ufunc: np.ufunc, name: str, x: ArrayLike) -> Any:
+    """``x`` as ``ufunc``'s operand, in the dtype NumPy computes it in."""
+    if type(x) is core.eager_array_type or type(x) is np.ndarray:  # the common case, fast
+        found = _RESOLVED.get((ufunc, x.dtype, x64_enabled()))
+        if found is not None and found.unchanged[0]:
+            return x
+    resolved = resolve_ufunc(ufunc, name, promotion_key(x, name))
+    return convert(x, resolved.inputs[0], name)
+
+
+def binary_operands(ufunc: np.ufunc, name: str, x: ArrayLike, y: ArrayLike
+                    ) -> tuple[Any, Any]:
+    """``x`` and ``y`` as ``ufunc``'s operands: promoted as NumPy 2 does and broadcast."""
+    tx = type(x)
+    if tx is core.eager_array_type or tx is np.ndarray:  # the common cases, fast
+        ty = type(y)
+        if ty is core.eager_array_type or ty is np.ndarray:
+            found = _RESOLVED.get((ufunc, x.dtype, y.dtype, x64_enabled()))  # type: ignore[union-attr]
+            if found is not None and found.unchanged[0] and found.unchanged[1]:
+                if x.shape == y.shape:  # type: ignore[union-attr]
+                    return x, y
+                if core.current_trace() is core.eval_trace:  # NumPy broadcasts: only check
+                    check_broadcast(name, x.shape, y.shape)  # type: ignore[union-attr]
+                    return x, y
+        elif (ty is float or ty is int) and core.current_trace() is core.eval_trace:
+            found = _RESOLVED.get((ufunc, x.dtype, ty, x64_enabled()))  # type: ignore[union-attr]
+            if found is not None and found.unchanged[0]:
+                return x, convert(y, found.inputs[1], name)
+    (x, y), _ = ufunc_operands(ufunc, name, x, y)
+    return x, y
+
+
 def dtype_arg(dtype: Any, fn: str, default: np.dtype | None = None) -> np.dtype:
     """A function's ``dtype=`` argument: None gives ``default`` (the default float unless
     given), anything else its canonical form (with x64 off, a 64-bit dtype is truncated to 32
@@ -98,12 +297,21 @@ def dtype_arg(dtype: Any, fn: str, default: np.dtype | None = None) -> np.dtype:
 
 def check_broadcast(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     """``np.broadcast_shapes``, with an error naming the function instead of NumPy's."""
+    shape = _broadcast_shape(shapes)
+    if shape is None:
+        raise ValueError(f"{name}: operands must broadcast together (equal sizes or 1 in each "
+                         f"axis, aligned from the right); got shapes "
+                         f"{', '.join(map(str, shapes))}")
+    return shape
+
+
+@functools.lru_cache(maxsize=4096)
+def _broadcast_shape(shapes: tuple[tuple[int, ...], ...]) -> tuple[int, ...] | None:
+    # (cached: np.broadcast_shapes costs microseconds, and programs repeat their shapes)
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        raise ValueError(f"{name}: operands must broadcast together (equal sizes or 1 in each "
-                         f"axis, aligned from the right); got shapes "
-                         f"{', '.join(map(str, shapes))}") from None
+        return None
 
 
 def promote(*xs: ArrayLike, dtype: np.dtype | None = None, name: str = "broadcast",

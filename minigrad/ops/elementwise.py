@@ -14,7 +14,15 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from minigrad.core import Primitive, ShapedArray, UndefPrimal, Zero, float0, get_aval
+from minigrad.core import (
+    Primitive,
+    ShapedArray,
+    UndefPrimal,
+    Zero,
+    float0,
+    get_aval,
+    tangent_dtype,
+)
 from minigrad.ops.structural import (
     bdim_to_front,
     broadcast_in_dim,
@@ -69,7 +77,10 @@ def defjvp(prim: Primitive, *derivs: Callable[..., Any] | None) -> None:
             if deriv is not None and not isinstance(t, Zero):
                 term = deriv(t, *primals, out=out)
                 t_out = term if t_out is None else add(t_out, term)
-        return out, Zero(get_aval(out)) if t_out is None else t_out
+        if t_out is None:  # (an integer output's zero tangent is float0)
+            aval = get_aval(out)
+            return out, Zero(ShapedArray(aval.shape, tangent_dtype(aval.dtype)))
+        return out, t_out
 
     prim.def_jvp(jvp)
 
@@ -155,7 +166,8 @@ def rem(x: Any, y: Any) -> Any: return rem_p.bind(x, y)
 
 @rem_p.def_jvp
 def _rem_jvp(primals: tuple, tangents: tuple) -> tuple:
-    # out_dot = x_dot - y_dot * trunc(x / y), trunc(q) = q - rem(q, 1); integers: float0
+    # out_dot = x_dot - y_dot * trunc(x / y), trunc(q) = q - rem(q, 1) (q if infinite);
+    # integers: float0
     x, y = primals
     tx, ty = tangents
     out = rem(x, y)
@@ -165,7 +177,9 @@ def _rem_jvp(primals: tuple, tangents: tuple) -> tuple:
     t_out: Any = Zero(aval) if isinstance(tx, Zero) else tx
     if not isinstance(ty, Zero):
         q = div(x, y)
-        t_out = add_tangents(t_out, neg(mul(ty, sub(q, rem(q, full_like(q, 1))))))
+        r = rem(q, full_like(q, 1))  # (NaN for an infinite q, whose trunc is q itself)
+        trunc = select(eq(r, r), sub(q, r), q)
+        t_out = add_tangents(t_out, neg(mul(ty, trunc)))
     return out, t_out
 
 

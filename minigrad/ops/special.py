@@ -1,14 +1,16 @@
-"""Special functions: ``erf_inv``, ``erf``, ``log1p``, ``xla_log``, ``xla_log1p`` and the
-fused multiply-add ``fma``.
+"""Special functions as XLA computes them: ``erf_inv``, ``xla_erf``, ``xla_log``, ``xla_log1p``,
+and the fused multiply-add ``fma``.
 
-Where NumPy has the function (``log1p``) the impl is NumPy's. Where it does not (``erf``,
-``erf_inv``), the impl computes what XLA's CPU kernel computes for JAX, bit for bit
+NumPy has no ``erf`` or ``erf_inv``: the impls compute what XLA's CPU kernel computes for JAX,
+bit for bit
 (``ops/xla_math.py`` says how and what was measured): so ``minigrad.random.normal`` draws JAX's
 numbers. ``xla_log`` and ``xla_log1p`` are log and log1p as XLA computes them (NumPy's differ
 by a few ulps, which ``-log(-log(u))`` magnifies): gumbel and exponential use them, so they
 too draw JAX's numbers; ``minigrad.numpy``'s log and log1p stay NumPy's. ``fma`` rounds
 ``x * y + z`` once, as the FMA instructions of XLA's compiled code do (``uniform``'s scaling
-step is one). The NumPy-surface work adds lgamma and digamma here.
+step is one). ``minigrad.numpy``'s and ``minigrad.scipy``'s erf, lgamma and digamma are
+``ops/special_functions.py``'s (accurate in float64, vectorized); ``xla_erf`` is XLA's erf,
+which ``truncated_normal`` needs to draw JAX's numbers.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def _special(name: str, impl: Callable[[np.ndarray], np.ndarray],
     return prim
 
 
-# --------------------------------------------------------------------------- erf_inv, erf, log1p
+# --------------------------------------------------------------------------- erf_inv, xla_erf
 
 _HALF_SQRT_PI = math.sqrt(math.pi) / 2
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
@@ -54,11 +56,8 @@ _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 erf_inv_p = _special("erf_inv", xla_math.erf_inv, lambda t, x, out: ew.mul(
     t, ew.mul(ew.full_like(out, _HALF_SQRT_PI), ew.exp(ew.mul(out, out)))))
 # out_dot = x_dot * 2/sqrt(pi) * exp(-x**2)
-erf_p = _special("erf", xla_math.erf, lambda t, x, out: ew.mul(
+xla_erf_p = _special("xla_erf", xla_math.erf, lambda t, x, out: ew.mul(
     t, ew.mul(ew.full_like(x, _TWO_OVER_SQRT_PI), ew.exp(ew.neg(ew.mul(x, x))))))
-# out_dot = x_dot / (1 + x)
-log1p_p = _special("log1p", np.log1p, lambda t, x, out: ew.div(
-    t, ew.add(ew.full_like(x, 1), x)))
 
 
 # the same derivatives as log and log1p
@@ -82,14 +81,9 @@ def erf_inv(x: Any) -> Any:
     return erf_inv_p.bind(x)
 
 
-def erf(x: Any) -> Any:
+def xla_erf(x: Any) -> Any:
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``, as XLA computes it."""
-    return erf_p.bind(x)
-
-
-def log1p(x: Any) -> Any:
-    """``log(1 + x)``, accurate near 0 (NumPy's)."""
-    return log1p_p.bind(x)
+    return xla_erf_p.bind(x)
 
 
 # --------------------------------------------------------------------------- fma
@@ -104,7 +98,7 @@ def fma(x: Any, y: Any, z: Any) -> Any:
     >>> import numpy as np
     >>> x = np.float32(1 + 2**-12)
     >>> fma(x, x, np.float32(-1)) == np.float32(2**-11 + 2**-24)  # x * x - 1 loses the 2**-24
-    np.True_
+    Array(True, dtype=bool)
     """
     return fma_p.bind(x, y, z)
 

@@ -40,7 +40,7 @@ def threefry2x32(k0: Any, k1: Any, x0: Any, x1: Any) -> Any:
     >>> import numpy as np
     >>> z = np.zeros(1, np.uint32)
     >>> threefry2x32(z, z, z, z)[:, 0]  # Random123's known-answer test for zero inputs
-    array([1797259609, 2579123966], dtype=uint32)
+    Array([1797259609, 2579123966], dtype=uint32)
     """
     return threefry2x32_p.bind(k0, k1, x0, x1)
 

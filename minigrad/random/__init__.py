@@ -7,7 +7,7 @@ Keys are values (``PRNGKey``, ``key``), split into independent keys, never updat
 >>> import minigrad.random as mr
 >>> k1, k2 = mr.split(mr.PRNGKey(0))
 >>> mr.normal(k1, (2,), "float32")
-array([ 1.0040143, -0.9063372], dtype=float32)
+Array([ 1.0040143, -0.9063372], dtype=float32)
 """
 
 from minigrad.random.keys import (

@@ -196,7 +196,7 @@ def PRNGKey(seed: Any) -> Any:
     """A raw key, ``uint32[2]``, from an integer seed: ``[seed >> 32, seed & 0xFFFFFFFF]``.
 
     >>> PRNGKey(42)
-    array([ 0, 42], dtype=uint32)
+    Array([ 0, 42], dtype=uint32)
     """
     return _seed_words("PRNGKey", seed)
 
@@ -264,7 +264,7 @@ def split(key: Any, num: int | Sequence[int] = 2) -> Any:
     ``0 .. size-1``, on a new last axis. Typed in, typed out.
 
     >>> split(PRNGKey(0))
-    array([[1797259609, 2579123966],
+    Array([[1797259609, 2579123966],
            [ 928981903, 3453687069]], dtype=uint32)
     """
     words, typed = key_words("split", key)

@@ -94,7 +94,7 @@ def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any 
 
     >>> import minigrad.random as mr
     >>> mr.uniform(mr.PRNGKey(0), (3,), "float32")
-    array([0.947667  , 0.9785799 , 0.33229148], dtype=float32)
+    Array([0.947667  , 0.9785799 , 0.33229148], dtype=float32)
     """
     words, _ = key_words("uniform", key)
     shape = shape_arg("uniform", shape)
@@ -138,7 +138,7 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Sequence[int] | No
     lower, upper = _fit(name, "lower", lower, shape), _fit(name, "upper", upper, shape)
     # lower / sqrt(2): XLA rewrites a division by a constant as a product with its reciprocal
     inv_sqrt2 = _full(shape, np.asarray(1, dtype) / np.asarray(np.sqrt(2), dtype), dtype)
-    a, b = sp.erf(ew.mul(lower, inv_sqrt2)), sp.erf(ew.mul(upper, inv_sqrt2))
+    a, b = sp.xla_erf(ew.mul(lower, inv_sqrt2)), sp.xla_erf(ew.mul(upper, inv_sqrt2))
     u = _scaled(_unit(words, shape, dtype), a, b)
     out = ew.mul(_full(shape, np.sqrt(2), dtype), sp.erf_inv(u))
     # the bounds move one float inward; _next_up/_next_down carry no gradient

@@ -14,6 +14,7 @@ views of one array, which a program cannot express, raise naming both arguments.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 import struct
@@ -22,6 +23,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
+from minigrad import config
 from minigrad.api_util import (
     Paths,
     as_operands,
@@ -31,6 +33,7 @@ from minigrad.api_util import (
     check_unsupported,
     input_avals,
 )
+from minigrad.config import x64_enabled
 from minigrad.core import Tracer, _get_current, eval_trace
 from minigrad.frozen import released
 from minigrad.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
@@ -177,7 +180,8 @@ class Jitted:
         # axes of the vmaps running are in the key, as collectives read their sizes.
         avals = input_avals(raw, leaves)
         statics_key = tuple((kind, where, static_key(value)) for kind, where, value in statics)
-        key: Any = (in_tree, tuple(avals), statics_key, donate, numbers, axis_env())
+        key: Any = (in_tree, tuple(avals), statics_key, donate, numbers, axis_env(),
+                    x64_enabled())  # (the defaults a trace picks depend on the flag)
         entry = self.cache.get(key)
         closed_over: list[Any] = []
         if entry is None:
@@ -273,10 +277,15 @@ class Jitted:
             entry.cached = True
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _flags_seen and not _inside_flagged.get():
+            out = _flagged_call(self, args, kwargs)
+            if out is not _NOT_FLAGGED:
+                return out
         # speed: positional arrays and no transform running, the common call, skip the
-        # flattening, the key's tree and the bind (one-primitive function: 14.8 -> 3 us)
+        # flattening, the key's tree and the bind (one-primitive function: 14.8 -> 3 us). A
+        # program traced with 64-bit types on serves only calls with them on (the default).
         if not kwargs and _get_current() is eval_trace and all(
-                type(a) is np.ndarray for a in args):
+                type(a) is np.ndarray for a in args) and x64_enabled():
             key = tuple([(a.shape, a.dtype) for a in args])
             entry = self.fast.get(key)
             if entry is not None and not entry.mutated:
@@ -291,7 +300,7 @@ class Jitted:
         # are the converted ones)
         if not closed_over and not kwargs and not self.static_argnums and entry.same is None \
                 and all(type(a) is np.ndarray for a in args) \
-                and all(a is x for a, x in zip(args, leaves, strict=True)):
+                and all(a is x for a, x in zip(args, leaves, strict=True)) and x64_enabled():
             with self.lock:
                 if entry.cached:  # (not dropped by another thread meanwhile)
                     self.fast[tuple([(a.shape, a.dtype) for a in args])] = entry
@@ -309,6 +318,47 @@ class Jitted:
         """The program and generated code for arguments like these (values unused)."""
         entry, _, _, _ = self._entry(args, kwargs)
         return Lowered(compiled(entry.program, entry.donate, self.name), entry.program)
+
+
+# jax_disable_jit, jax_debug_nans, jax_debug_infs: True once any has been on (globally or for a
+# block); until then a call pays one global read.
+_flags_seen = False
+_NOT_FLAGGED = object()
+_inside_flagged: contextvars.ContextVar[bool] = contextvars.ContextVar("minigrad_jit_flagged",
+                                                                       default=False)
+
+
+@config.on_change
+def _refresh_flags() -> None:
+    global _flags_seen
+    _flags_seen = _flags_seen or any(config.config.read(name) for name in (
+        "jax_disable_jit", "jax_debug_nans", "jax_debug_infs"))
+
+
+def _flagged_call(jitted: Jitted, args: tuple, kwargs: dict) -> Any:
+    """A call with a flag on that changes what jit does. ``jax_disable_jit``: the function
+    runs as it is, op by op. ``jax_debug_nans`` (``_infs``): the program runs, and if a result
+    holds a NaN (an inf) the function runs again op by op, so that the eager check raises
+    naming the first primitive that made one (JAX's behaviour; side effects run twice)."""
+    if config.config.read("jax_disable_jit"):
+        return jitted.fun(*args, **kwargs)
+    nans, infs = config.config.read("jax_debug_nans"), config.config.read("jax_debug_infs")
+    if not (nans or infs):
+        return _NOT_FLAGGED
+    token = _inside_flagged.set(True)
+    try:
+        out = jitted(*args, **kwargs)
+    finally:
+        _inside_flagged.reset(token)
+    bad = [leaf for leaf in tree_flatten(out)[0] if isinstance(leaf, np.ndarray)
+           and leaf.dtype.kind in "fc" and ((nans and np.isnan(leaf).any())
+                                            or (infs and np.isinf(leaf).any()))]
+    if bad and _get_current() is eval_trace:
+        jitted.fun(*args, **kwargs)  # (raises at the first primitive making a NaN or an inf)
+        raise FloatingPointError(f"{jitted!r}: a result holds a "
+                                 f"{'NaN' if nans and np.isnan(bad[0]).any() else 'inf'}, "
+                                 f"but no primitive made one when run op by op")
+    return out
 
 
 def write_back(entry: Entry, leaves: list, outs: list, what: str, raw: list | None = None

@@ -58,9 +58,10 @@ def errors(actual: Any, expected: Any, atol: float, rtol: float
     a, e = np.asarray(actual), np.asarray(expected)
     wide = np.complex128 if "c" in (a.dtype.kind, e.dtype.kind) else np.float64
     a, e = a.astype(wide), e.astype(wide)
-    err = np.where(np.isnan(a) & np.isnan(e), 0.0, np.abs(a - e))
-    err = np.where(np.isinf(e) & (a == e), 0.0, err)
-    return err, ~(err <= atol + rtol * np.abs(e))
+    matched = (np.isnan(a) & np.isnan(e)) | (np.isinf(e) & (a == e))
+    err = np.where(matched, 0.0, np.abs(a - e))
+    # (a matched NaN is within any tolerance: its bound, atol + rtol * NaN, is NaN)
+    return err, ~(matched | (err <= atol + rtol * np.abs(e)))
 
 
 def _close(actual: Any, expected: Any, atol: float, rtol: float, what: str) -> float:

@@ -95,7 +95,8 @@ class OpRecord:
     """One sample, run once per dtype in ``dtypes``: ``make(rng, dtype)`` draws the operands.
 
     ``out_dtype``: the dtype the output must have; None means the dtype of the run. ``fun``,
-    ``argnames`` and ``tol`` as in ``Sample`` (``fun`` set: an op sample of a user function).
+    ``argnames`` and ``tol`` as in ``Sample`` (``fun`` set: an op sample of a user function;
+    ``tol`` for a reference that cannot be bit-identical, such as a special function's).
     """
 
     prim: Primitive
