@@ -59,6 +59,7 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]  # minigrad from this checkout
 
+import control_flow  # noqa: E402
 import inplace_memory  # noqa: E402
 import workload as wl  # noqa: E402
 
@@ -871,6 +872,8 @@ def main() -> None:
     for name, row in in_place_peaks.items():
         print(f"  {name} peak / x's size: " + ", ".join(f"{k} {v:.3f}" for k, v in row.items()),
               flush=True)
+    print("\n9. control flow (benchmarks/control_flow.py)", flush=True)
+    control_flow_md = control_flow.section(repeats, opts.quick)
     print(f"\n6. against revision {opts.baseline}", flush=True)
     base = baseline_section(opts.baseline, max(6, repeats // 2 * 2))
 
@@ -973,6 +976,7 @@ def main() -> None:
         jit_first=jit_md, jit_passes=passes_md, jit_hit=hit_md, jit_fusion=fusion_text(res),
         in_place=in_place_md, in_place_mem=in_place_mem_md,
         date=time.strftime("%Y-%m-%d"), repeats=repeats)
+    page += control_flow_md
     (docs / "benchmarks.md").write_text(page)
     print(f"\nwrote {docs / 'benchmarks.md'}")
 

@@ -27,6 +27,7 @@ from minigrad.inplace import (
     masked_scatter_,
 )
 from minigrad.jaxpr import ClosedJaxpr, eval_jaxpr, make_jaxpr
+from minigrad.lax import checkpoint, remat
 from minigrad.ops.index_add import index_add
 from minigrad.ops.index_copy import index_copy
 from minigrad.ops.index_fill import index_fill
@@ -54,10 +55,11 @@ __all__ = [
     "device_get", "device_put", "devices", "enable_x64", "local_device_count", "local_devices",
     "process_count", "process_index",
     "ClosedJaxpr", "InPlaceError", "Primitive", "ShapedArray", "UnexpectedTracerError",
-    "collectives", "custom_jvp", "custom_vjp", "custom_vmap", "eval_jaxpr", "float0",
+    "checkpoint", "collectives", "custom_jvp", "custom_vjp", "custom_vmap", "eval_jaxpr", "float0",
     "functionalize", "grad", "hessian", "index_add", "index_add_", "index_copy", "index_copy_",
     "index_fill", "index_fill_", "jacfwd", "jacrev", "jit", "jvp", "lax", "linear_transpose",
     "linearize", "make_jaxpr", "masked_fill", "masked_fill_", "masked_scatter",
-    "masked_scatter_", "numpy", "random", "register_pytree_node", "tree_flatten", "tree_leaves",
-    "tree_map", "tree_structure", "tree_unflatten", "value_and_grad", "vjp", "vmap",
+    "masked_scatter_", "numpy", "random", "register_pytree_node", "remat", "tree_flatten",
+    "tree_leaves", "tree_map", "tree_structure", "tree_unflatten", "value_and_grad", "vjp",
+    "vmap",
 ]

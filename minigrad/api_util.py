@@ -98,7 +98,9 @@ def as_output(x: Any, transform: str) -> Any:
     """A leaf returned by a transformed function must be an array (or a tracer)."""
     if isinstance(x, Tracer):
         return x
-    if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        return np.asarray(x, scalar_dtype(x))  # (float32 for 2.0 with jax_enable_x64 off)
+    if isinstance(x, (np.ndarray, np.generic)):
         return native(np.asarray(x))
     raise TypeError(f"{transform}: the function must return arrays in a pytree; got a "
                     f"{type(x).__name__}")

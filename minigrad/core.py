@@ -483,7 +483,8 @@ class Tracer:
             raise ConcretizationError(
                 f"{what} needs a concrete value, but this is an abstract tracer of "
                 f"{self._trace.transform} with {self.aval.str_short()}; use minigrad.numpy.where "
-                f"instead of Python control flow on it, or (under jit) pass the value as a "
+                f"or minigrad.lax.cond instead of Python control flow on it (lax.fori_loop, "
+                f"lax.while_loop or lax.scan for a loop), or (under jit) pass the value as a "
                 f"static argument: jit(f, static_argnums=...)")
         return value
 

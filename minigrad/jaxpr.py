@@ -178,7 +178,7 @@ def pp_eqn(e: Eqn, names: dict[int, str], fresh: Iterator[str] | None = None,
     ``pjit``."""
     outs = " ".join(pp_decl(v, names) for v in e.outs)
     args = "".join(f" {pp_atom(a, names)}" for a in e.inputs)
-    nested = any(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in e.params.values())
+    nested = any(programs(v) for v in e.params.values())
     if not nested:
         params = " ".join(f"{k}={_pp_param(v)}" for k, v in e.params.items())
         head = f"{e.prim.name}[{params}]" if params else e.prim.name
@@ -190,10 +190,24 @@ def pp_eqn(e: Eqn, names: dict[int, str], fresh: Iterator[str] | None = None,
             inner = v.jaxpr if isinstance(v, ClosedJaxpr) else v
             text = pp_jaxpr(inner, fresh, indent + 2)
             lines.append(f"{pad}{k}={text}")
+        elif programs(v):  # a tuple of programs (cond's branches): one per line, as JAX
+            lines.append(f"{pad}{k}=(")
+            lines += [f"{pad}  {pp_jaxpr(p.jaxpr, fresh, indent + 4)}" for p in v]
+            lines.append(f"{pad})")
         else:
             lines.append(f"{pad}{k}={_pp_param(v)}")
     lines.append(f"{' ' * indent}]{args}")
     return "\n".join(lines)
+
+
+def programs(param: Any) -> list[Jaxpr | ClosedJaxpr]:
+    """The programs a parameter holds: itself, or the members of a tuple of programs (the
+    branches of ``cond``); ``[]`` for any other parameter."""
+    if isinstance(param, (Jaxpr, ClosedJaxpr)):
+        return [param]
+    if isinstance(param, tuple) and param and all(isinstance(p, ClosedJaxpr) for p in param):
+        return list(param)
+    return []
 
 
 def pp_jaxpr(jaxpr: Jaxpr, fresh: Iterator[str] | None = None, indent: int = 0) -> str:
@@ -386,16 +400,19 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
     return staged
 
 
-def make_jaxpr_named(fun: Callable[..., Any], transform: str) -> Callable[..., ClosedJaxpr]:
-    """``make_jaxpr``, with errors (and escaped tracers) naming ``transform``
-    (``linear_transpose`` stages its function with it)."""
+def make_jaxpr_named(fun: Callable[..., Any], transform: str, stage_all: bool = True
+                     ) -> Callable[..., ClosedJaxpr]:
+    """``make_jaxpr``, with errors (and escaped tracers) naming ``transform``. Without
+    ``stage_all`` only what depends on the arguments is staged, the rest runs now (partial
+    evaluation: ``linear_transpose`` stages its function so, which splits a call whose
+    outputs mix both, the JVP of a ``jit`` or a ``cond``)."""
     check_callable(transform, fun)
 
     def staged(*args: Any, **kwargs: Any) -> ClosedJaxpr:
         raw, in_tree = tree_flatten((args, kwargs))  # keyword arguments are inputs too
         paths = call_paths(in_tree)
         leaves = [as_operand(x, transform, p) for x, p in zip(raw, paths, strict=True)]
-        trace = JaxprTrace(current_trace(), stage_all=True, keep=True)
+        trace = JaxprTrace(current_trace(), stage_all=stage_all, keep=True)
         trace.transform = transform
         with new_trace(trace):
             tracers = [trace.new_arg(a) for a in input_avals(raw, leaves)]
@@ -502,7 +519,7 @@ def typecheck(program: Jaxpr | ClosedJaxpr) -> None:
     for v in [*jaxpr.constvars, *jaxpr.invars]:
         define(v, "the inputs")
     for i, e in enumerate(jaxpr.eqns):
-        nested = [p for p in e.params.values() if isinstance(p, (Jaxpr, ClosedJaxpr))]
+        nested = [p for v in e.params.values() for p in programs(v)]
         where = f"equation {i} ({e.prim.name})" if nested else f"equation {i} `{pp_eqn(e, names)}`"
         for k, a in enumerate(e.inputs):
             if isinstance(a, Var) and id(a) not in defined:

@@ -48,7 +48,10 @@ def test_the_docs_exist() -> None:
     for required in ("docs/index.md", "docs/tutorial.md", "docs/architecture.md",
                      "docs/design.md", "docs/design-approaches.md", "docs/ops/index_add.md",
                      "docs/ops/index_copy.md", "docs/ops/index_fill.md",
-                     "docs/ops/masked_fill.md", "docs/ops/masked_scatter.md"):
+                     "docs/ops/masked_fill.md", "docs/ops/masked_scatter.md",
+                     "docs/tutorial-control-flow.md", "docs/lax/cond.md", "docs/lax/scan.md",
+                     "docs/lax/while_loop.md", "docs/lax/checkpoint.md",
+                     "docs/lax/select-and-stop-gradient.md"):
         assert required in names
 
 

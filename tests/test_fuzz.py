@@ -3,7 +3,10 @@
 A *program* is a chain of two to five steps over a float input ``x``: the five ops (with
 constant or input-dependent sources and values, indices with repeats, negative dims, 0-d
 indices, masks that broadcast either way) and base ops (sin, tanh, products with a second float
-input ``y``, transpose, reshape, reductions, cumsum, flips, concatenation, take). Two more inputs
+input ``y``, transpose, reshape, reductions, cumsum, flips, concatenation, take) and control flow
+(``lax.cond`` on a constant or on the ``mask`` input, ``lax.scan`` over the leading axis,
+``fori_loop`` with static bounds, ``while_loop`` counting to a bound read from ``mask``: a
+program with a ``while`` has forward mode only, and its reverse mode must raise). Two more inputs
 feed the ops when their shapes fit: an integer ``idx`` and a bool ``mask``, so ``vmap`` can batch
 indices and masks too. Programs are smooth in ``x`` and ``y`` (indices and masks are never
 computed from floats) and their steps cannot compound into huge values, so central finite
@@ -43,6 +46,7 @@ from hypothesis import strategies as st
 from op_checks import fd_jacobian
 
 import minigrad as mg
+from minigrad import lax
 from minigrad import numpy as mnp
 
 # Examples per test: the CI default keeps the whole file near 20 s.
@@ -94,6 +98,11 @@ class Program:
     mask_shape: tuple
     steps: list
     out_shape: tuple
+
+    @property
+    def forward_only(self) -> bool:
+        """A ``while_loop`` step has no reverse mode (JAX's rule)."""
+        return any(s.kind == "while" for s in self.steps)
 
     def __repr__(self) -> str:
         lines = [f"Program(x,y: {self.x_shape}, idx: {self.idx_len} in [0, {self.idx_size}), "
@@ -196,7 +205,51 @@ def apply_step(s: Step, h: Any, y: Any, idx: Any, mask: Any) -> Any:
         return mnp.concatenate([h, mnp.tanh(h)], axis=a["axis"])
     if k == "take":
         return mnp.take(h, a["take"], axis=a["axis"])
+    if k in CONTROL_FLOW:
+        return apply_control_flow(s, h, y, mask)
     raise AssertionError(k)
+
+
+# Branches of a cond step (each keeps h's shape; "id" forwards h, which cond prunes).
+BRANCHES: dict[str, Callable[[Any, Any], Any]] = {
+    "sin": lambda h, y: mnp.sin(h),
+    "tanh_y": lambda h, y: h * mnp.tanh(mnp.sum(y)),  # closes over the input y
+    "cubic": lambda h, y: mnp.tanh(h) * h * h * 0.1 + h,
+    "id": lambda h, y: h,
+}
+
+
+def _mask_count(mask: Any, cap: int) -> Any:
+    """How many entries of ``mask`` are set, at most ``cap`` (an int64 scalar)."""
+    count = mnp.sum(mnp.astype(mask, np.int64))
+    return mnp.minimum(count, cap)
+
+
+def apply_control_flow(s: Step, h: Any, y: Any, mask: Any) -> Any:
+    a, k = s.args, s.kind
+    if k == "cond":
+        pred = (_mask_count(mask, 99) > a["k"]) if a["pred"] == "mask" else a["pred"]
+        fa, fb = BRANCHES[a["fns"][0]], BRANCHES[a["fns"][1]]
+        return lax.cond(pred, lambda h: fa(h, y), lambda h: fb(h, y), h)
+    if k == "scan":
+        if h.ndim == 0:  # xs=None: a loop of ``n`` steps over the carry alone
+            return lax.scan(lambda c, _: (mnp.sin(c) * 0.9 + 0.1 * mnp.tanh(mnp.sum(y)), None),
+                            h, None, length=a["n"])[0]
+
+        def body(c: Any, x: Any) -> tuple:
+            c2 = mnp.tanh(c * 0.5 + x)
+            return c2, c2 * x + mnp.sin(x) * mnp.tanh(mnp.sum(y))
+
+        return lax.scan(body, mnp.tanh(mnp.sum(h, axis=0)), h, reverse=a["reverse"])[1]
+    if k == "fori":
+        return lax.fori_loop(0, a["n"], lambda i, c: mnp.sin(c) * 0.9 + c * 0.1, h)
+    assert k == "while"
+    bound = _mask_count(mask, 3) if a["bound"] == "mask" else a["bound"]
+
+    def step(c: tuple) -> tuple:
+        return c[0] + 1, mnp.sin(c[1]) * 0.9 + c[1] * 0.1 * mnp.tanh(mnp.sum(y))
+
+    return lax.while_loop(lambda c: c[0] < bound, step, (0, h))[1]
 
 
 def run(prog: Program, x: Any, y: Any, idx: Any, mask: Any) -> Any:
@@ -214,9 +267,12 @@ def pick(rng: np.random.Generator, options: list) -> Any:
     return options[int(rng.integers(len(options)))]
 
 
-def make_program(rng: np.random.Generator, max_size: int = MAX_SIZE, max_steps: int = 5
-                 ) -> Program:
-    """A random program; shapes are tracked statically so every step is valid."""
+def make_program(rng: np.random.Generator, max_size: int = MAX_SIZE, max_steps: int = 5,
+                 while_loops: bool = False) -> Program:
+    """A random program; shapes are tracked statically so every step is valid. A
+    ``while_loop`` step (forward mode only) is drawn only with ``while_loops``: the other test
+    files that draw programs take their reverse mode."""
+    kinds = KINDS if while_loops else [k for k in KINDS if k != "while"]
     rank = pick(rng, [0, 1, 1, 2, 2, 2, 3, 3])
     x_shape = tuple(pick(rng, DIMS) for _ in range(rank))
     while size_of(x_shape) > max_size:  # shrink the largest axis until it fits
@@ -231,7 +287,7 @@ def make_program(rng: np.random.Generator, max_size: int = MAX_SIZE, max_steps: 
     steps = []
     s = x_shape
     for _ in range(int(rng.integers(2, max_steps + 1))):
-        made = MAKERS[pick(rng, KINDS)](rng, s, inputs, max_size)
+        made = MAKERS[pick(rng, kinds)](rng, s, inputs, max_size)
         if made is not None:
             step, s = made
             steps.append(step)
@@ -378,6 +434,23 @@ def make_simple(kind: str) -> Callable[..., Any]:
     return make
 
 
+def make_control_flow(kind: str) -> Callable[..., Any]:
+    def make(rng: np.random.Generator, s: tuple, prog: Program, max_size: int) -> tuple:
+        if kind == "cond":
+            args: dict = {"pred": pick(rng, ["mask", True, False]), "k": int(rng.integers(0, 3)),
+                          "fns": tuple(rng.choice(sorted(BRANCHES), 2))}
+        elif kind == "scan":
+            args = {"reverse": bool(rng.random() < 0.5), "n": int(rng.integers(0, 4))}
+        elif kind == "fori":
+            args = {"n": int(rng.integers(0, 4))}
+        else:
+            args = {"bound": pick(rng, ["mask", 0, 2])}
+        return Step(kind, args), s
+
+    return make
+
+
+CONTROL_FLOW = ("cond", "scan", "fori", "while")
 FIVE = ["index_add", "index_copy", "index_fill", "masked_fill", "masked_scatter"]
 MAKERS: dict[str, Callable[..., Any]] = {
     "index_add": make_index_update("index_add"),
@@ -387,9 +460,13 @@ MAKERS: dict[str, Callable[..., Any]] = {
     "masked_scatter": make_masked_scatter,
     **{k: make_simple(k) for k in ("unary", "mul_y", "pow2", "where_const", "transpose",
                                    "reshape", "sum_keep", "cumsum", "flip", "concat", "take")},
+    **{k: make_control_flow(k) for k in CONTROL_FLOW},
 }
-# Each of the five ops four times as often as any base op.
-KINDS = sorted([*FIVE * 4, *(MAKERS.keys() - set(FIVE))])
+# Each of the five ops four times as often as any base op, each base op four times as often as
+# each control-flow step (whose transforms cost the most to trace: about a tenth of the
+# programs hold one, and cost four times as much as the others).
+KINDS = sorted([*FIVE * 16, *sorted(MAKERS.keys() - set(FIVE) - set(CONTROL_FLOW)) * 4,
+                *CONTROL_FLOW])
 
 
 # --------------------------------------------------------------------------- comparisons
@@ -417,7 +494,7 @@ def test_program_derivatives(seed: int) -> None:
     linearize == jvp == J t, the jaxpr round trip is exact, and dtypes are kept. In float32 (a
     third of the runs) the oracle is the float64 Jacobian."""
     rng = np.random.default_rng(seed)
-    prog = make_program(rng)
+    prog = make_program(rng, while_loops=True)
     dtype = F32 if rng.random() < 0.3 else F64
     note(f"{prog!r}\n{dtype}")
     x, y, idx, mask = prog.inputs(seed, dtype)
@@ -438,7 +515,7 @@ def test_program_derivatives(seed: int) -> None:
 
         arg = (x, y)[argnum]
         j_fwd = mg.jacfwd(f)(arg)
-        j_rev = mg.jacrev(f)(arg)
+        j_rev = reverse_or_refused(prog, lambda f=f, arg=arg: mg.jacrev(f)(arg), j_fwd)
         assert j_fwd.dtype == j_rev.dtype == dtype
         assert j_fwd.shape == (*prog.out_shape, *prog.x_shape)
         assert_close(j_rev, j_fwd, dtype, f"jacrev vs jacfwd, argnum {argnum}")
@@ -459,10 +536,12 @@ def test_program_derivatives(seed: int) -> None:
                          tol=2e-3)
 
         # grad of a scalar of the output is J^T applied to the outer derivative
-        g = mg.grad(lambda v: mnp.sum(mnp.sin(f(v))))(arg)
-        assert g.dtype == dtype and g.shape == arg.shape
         cos = np.cos(out.astype(F64)).reshape(-1)
         chain = (cos @ j_fwd.astype(F64).reshape(out.size, arg.size)).reshape(arg.shape)
+        g = reverse_or_refused(
+            prog, lambda f=f, arg=arg: mg.grad(lambda v: mnp.sum(mnp.sin(f(v))))(arg),
+            chain.astype(dtype))
+        assert g.dtype == dtype and g.shape == arg.shape
         assert_close(g, chain, dtype, f"grad vs chain rule, argnum {argnum}")
 
         # linearize == jvp == J t
@@ -478,13 +557,25 @@ def test_program_derivatives(seed: int) -> None:
         assert_close(t_jvp, jt.reshape(out.shape), dtype, f"jvp vs J t, argnum {argnum}")
 
 
+def reverse_or_refused(prog: Program, reverse: Callable[[], Any], instead: Any) -> Any:
+    """``reverse()``; for a program with a ``while_loop``, the error reverse mode must raise
+    when a tangent reaches the loop (then ``instead`` stands in for the result)."""
+    if not prog.forward_only:
+        return reverse()
+    try:
+        return reverse()
+    except ValueError as e:
+        assert "Reverse-mode differentiation does not work for lax.while_loop" in str(e)
+        return instead
+
+
 # --------------------------------------------------------------------------- vmap
 
 
 def batched_call(rng: np.random.Generator) -> tuple:
     """A program, in_axes for (x, y, idx, mask) (ints, negative ones, None; when none is
     mapped, the test passes axis_size), out_axes, and a batch size 0 to 3."""
-    prog = make_program(rng)
+    prog = make_program(rng, while_loops=True)  # (vmap only: a while_loop batches)
     ranks = [len(prog.x_shape), len(prog.x_shape), 1, len(prog.mask_shape)]
     in_axes = [_axis_or_none(rng, r) for r in ranks]
     if all(a is None for a in in_axes) and rng.random() < 0.5:
@@ -653,13 +744,15 @@ DERIVATIVES = ["grad", "jacfwd", "jacrev", "jvp", "linearize", "vjp", "hessian",
 def make_stack(rng: np.random.Generator) -> tuple:
     """A small program and two to four transforms, innermost first, with the inputs' ranks
     tracked so vmap's axes are valid."""
-    prog = make_program(rng, max_size=6, max_steps=3)
+    prog = make_program(rng, max_size=6, max_steps=3, while_loops=True)
     ranks = [len(prog.x_shape), len(prog.x_shape), 1, len(prog.mask_shape)]
     out_rank = len(prog.out_shape)
     levels: list[Level] = []
     jacobians = 0
+    # a while_loop has forward mode only: every transform and its alternative route forward
+    pool = (["jvp", "linearize"] if prog.forward_only else DERIVATIVES) + ["vmap", "vmap", "jaxpr"]
     for _ in range(int(rng.integers(2, 5))):
-        name = pick(rng, [*DERIVATIVES, "vmap", "vmap", "jaxpr"])
+        name = pick(rng, pool)
         if name in ("jacfwd", "jacrev", "vjp", "grad", "hessian", "linear_transpose"):
             jacobians += 2 if name == "hessian" else 1
             if jacobians > 2:  # Jacobians of Jacobians grow fast: keep the run short

@@ -34,6 +34,21 @@ def test_jacobians_of_zero_size_inputs(shape: tuple) -> None:
     np.testing.assert_array_equal(j[1], 3.0 * np.eye(2))
 
 
+def test_a_forwarded_operand_keeps_its_memory_order() -> None:
+    # Bug (fuzzer, a cond whose true branch returns its operand, a strided view, then a sum):
+    # eagerly lax.cond handed back a C-order copy of the operand while its program passed the
+    # operand itself on, so the later reduce_sum added in another order and eval_jaxpr of
+    # make_jaxpr differed from the eager run in the last bits. minigrad/lax/common.py
+    # unaliased now copies with np.copy, which keeps the memory order.
+    x = np.random.default_rng(0).standard_normal((4, 2, 3)).transpose(1, 0, 2)[..., :1]
+
+    def f(x):
+        return mnp.sum(mg.lax.cond(True, lambda h: h, mnp.sin, x) * 3.0)
+
+    assert f(x) == mg.make_jaxpr(f)(x)(x)
+    assert mg.lax.cond(True, lambda h: h, mnp.sin, x).strides == x.copy(order="K").strides
+
+
 def test_batched_index_checked_as_a_whole() -> None:
     # Bug (fuzzer, vmap(jacfwd(vmap(f))) with the index batched twice): a fast path for small
     # indices in ops/indexing.py check_index_values took min() over index.tolist(), which for the

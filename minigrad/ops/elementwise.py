@@ -8,7 +8,6 @@ broadcast. Rules come in families: a unary op is a line of impl and a line of de
 from __future__ import annotations
 
 import functools
-import math
 from functools import partial
 from typing import Any, Callable, Sequence
 
@@ -418,46 +417,64 @@ def _split(subscripts: str) -> tuple[str, str, str]:
 
 @dot_p.def_impl
 def _dot_impl(x: np.ndarray, y: np.ndarray, *, subscripts: str) -> np.ndarray:
-    # np.einsum(subscripts, x, y), computed as one (batched) np.matmul: see dot_plan
-    return dot_plan(subscripts, x.shape, y.shape)(x, y)
+    # A (batched) matrix product goes to np.matmul: BLAS, with none of einsum's fixed cost
+    # (einsum's path search costs ~50x a small matmul: a loop body of an RNN pays it each step)
+    plan = matmul_plan(subscripts)
+    if plan is not None:
+        return matmul(x, y, plan)
+    # BLAS through tensordot when the arrays are big enough to pay for the path search.
+    return np.einsum(subscripts, x, y, optimize=x.size * y.size > 4096)
 
 
-@functools.lru_cache(maxsize=4096)
-def dot_plan(subscripts: str, x_shape: tuple[int, ...], y_shape: tuple[int, ...]
-             ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """``np.einsum(subscripts, x, y)`` for operands of these shapes as one batched matrix
-    product (BLAS): ``x`` to (batch, x's free, contracted) and ``y`` to (batch, contracted,
-    y's free), each flattened to 3-D, ``np.matmul``, then the result's axes put in the output
-    order. Speed: einsum does not use BLAS (a 256x784 by 784x128 product is 4x slower) and its
-    path search costs more than the product on small arrays; tests/test_contractions.py
-    checks the plan against np.einsum over random subscripts."""
+@functools.lru_cache(maxsize=512)
+def matmul_plan(subscripts: str) -> tuple | None:
+    """How the contraction ``subscripts`` is one ``np.matmul``, or None when it is not (no
+    contracted letter or several, or several free letters in y): ``(x's axes as (batch, m...,
+    k), y's as (batch, k, n), no m, no n, the output's permutation, where y's broadcast axes
+    go, how many)``. Several free letters of x (a ``vmap`` of ``h @ w``) are matmul's own
+    broadcasting: y gets size-1 axes for all but the last."""
     a, b, out = _split(subscripts)
-    size = dict(zip(a, x_shape, strict=True)) | dict(zip(b, y_shape, strict=True))
-    batch = [c for c in a if c in b and c in out]
-    contract = [c for c in a if c in b and c not in out]
-    x_free = [c for c in a if c not in b]
-    y_free = [c for c in b if c not in a]
-    x_perm = tuple(a.index(c) for c in batch + x_free + contract)
-    y_perm = tuple(b.index(c) for c in batch + contract + y_free)
-    mid = batch + x_free + y_free
-    out_perm = tuple(mid.index(c) for c in out)
-    ordered = x_perm == tuple(range(len(a))) and y_perm == tuple(range(len(b))) and \
-        out_perm == tuple(range(len(out)))
-    if ordered and len(x_free) == len(y_free) == len(contract) == 1:
-        return np.matmul  # "...ij,...jk->...ik" itself
+    batch = [c for c in out if c in a and c in b]
+    contracted = [c for c in a if c in b and c not in out]
+    free_a, free_b = [c for c in a if c not in b], [c for c in b if c not in a]
+    if len(contracted) != 1 or len(free_b) > 1:
+        return None
+    if len(free_a) == 1 and len(free_b) == 1 and out.index(free_b[0]) < out.index(free_a[0]):
+        return ("swap", matmul_plan(f"{b},{a}->{out}"))  # y^T x^T: the output in its order
+    x_axes = tuple(a.index(c) for c in batch + free_a + contracted)
+    y_axes = tuple(b.index(c) for c in batch + contracted + free_b)
+    result = batch + free_a + free_b
+    perm = tuple(result.index(c) for c in out)
 
-    def prod(letters: list[str]) -> int:
-        return math.prod(size[c] for c in letters)
+    def moved(axes: tuple[int, ...]) -> tuple[int, ...] | None:  # None: already in order
+        return None if axes == tuple(range(len(axes))) else axes
 
-    x3 = (prod(batch), prod(x_free), prod(contract))
-    y3 = (prod(batch), prod(contract), prod(y_free))
-    mid_shape = tuple(size[c] for c in mid)
+    return (moved(x_axes), moved(y_axes), not free_a, not free_b, moved(perm), len(batch),
+            max(len(free_a) - 1, 0))
 
-    def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        product = np.matmul(x.transpose(x_perm).reshape(x3), y.transpose(y_perm).reshape(y3))
-        return product.reshape(mid_shape).transpose(out_perm)
 
-    return run
+def matmul(x: np.ndarray, y: np.ndarray, plan: tuple) -> np.ndarray:
+    """``dot(x, y, subscripts)`` by ``np.matmul``, following ``matmul_plan(subscripts)``
+    (tests/test_primitives.py checks it equal to einsum)."""
+    if plan[0] == "swap":
+        return matmul(y, x, plan[1])
+    x_axes, y_axes, no_m, no_n, perm, n_batch, spread = plan
+    if x_axes is not None:
+        x = x.transpose(x_axes)
+    if y_axes is not None:
+        y = y.transpose(y_axes)
+    if spread:
+        y = y.reshape(y.shape[:n_batch] + (1,) * spread + y.shape[n_batch:])
+    if not (no_m or no_n or perm):  # the common case: one product, nothing to move
+        return np.matmul(x, y)  # type: ignore[no-any-return]
+    out = np.matmul(x[..., None, :] if no_m else x, y[..., None] if no_n else y)
+    if no_n:
+        out = out[..., 0]
+    if no_m:
+        out = out[..., 0] if no_n else out[..., 0, :]
+    if perm is not None:
+        out = np.ascontiguousarray(out.transpose(perm))
+    return out if out.ndim else np.asarray(out)
 
 
 @dot_p.def_abstract_eval

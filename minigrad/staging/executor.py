@@ -37,7 +37,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from minigrad.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, last_uses, pp_eqn, var_names
+from minigrad.core import Primitive
+from minigrad.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, last_uses, pp_eqn, var_names
 from minigrad.staging.passes import optimize
 from minigrad.staging.passes.inplace import may_alias_caller
 
@@ -55,6 +56,31 @@ class Compiled:
 
 _compiled: weakref.WeakKeyDictionary[ClosedJaxpr, dict[tuple, Compiled]] = (
     weakref.WeakKeyDictionary())
+
+
+class Emitter:
+    """What a code generator of a higher-order primitive gets besides its equation: ``put``
+    places an object (a compiled body, a helper) in the namespace under a name of its own, and
+    ``name`` makes a local variable name; both are unique to the equation."""
+
+    def __init__(self, namespace: dict[str, Any], index: int, program: str):
+        self.namespace, self.index, self.program = namespace, index, program
+
+    def name(self, label: str) -> str:
+        return f"{label}_e{self.index}"  # (a program's own names hold no digit)
+
+    def put(self, label: str, obj: Any) -> str:
+        name = self.name(label)
+        self.namespace[name] = obj
+        return name
+
+
+# Code generators of the higher-order primitives (minigrad.lax registers them, so this module
+# imports none of them): ``rule(eqn, args, outs, emitter) -> lines`` gives the source lines
+# that compute the equation (a Python ``if``/``for``/``while`` around its bodies' own compiled
+# functions) from the operand names ``args`` into the result names ``outs``; the executor
+# indents them.
+codegen_rules: dict[Primitive, Callable[..., list[str]]] = {}
 
 
 def compiled(closed: ClosedJaxpr, donate: tuple[int, ...] = (), name: str = "jit"
@@ -111,19 +137,13 @@ def generate(closed: ClosedJaxpr, donate: tuple[int, ...], name: str,
         lines.append(f"    {params[k]} = owned({params[k]}, ({others}))")
     for i, (e, dead) in enumerate(zip(jaxpr.eqns, last_uses(jaxpr), strict=True)):
         fn = f"{_identifier(e.prim.name)}_{i}"
-        impl = e.prim.impl
-        assert impl is not None, e.prim.name
-        namespace[fn] = partial(impl, **e.params) if e.params else impl
-        call = f"{fn}({', '.join(atom(a) for a in e.inputs)})"
-        if e.prim.multiple_results:
-            line = f"    [{', '.join(var(v) for v in e.outs)}] = {call}"
-        elif e.outs[0].aval.ndim == 0:  # a NumPy reduction returns a scalar, not an array
-            line = f"    {var(e.outs[0])} = asarray({call})"
+        rule = codegen_rules.get(e.prim)
+        if rule is not None:
+            emitter = Emitter(namespace, i, name)
+            body = rule(e, [atom(a) for a in e.inputs], [var(v) for v in e.outs], emitter)
+            lines += [f"    {line}" for line in body]
         else:
-            line = f"    {var(e.outs[0])} = {call}"
-        if not any(isinstance(p, ClosedJaxpr) for p in e.params.values()):
-            line += f"  # {pp_eqn(e, names)}"
-        lines.append(line)
+            lines.append(_call_line(e, fn, atom, var, namespace, names))
         # (arguments stay: the caller holds them anyway, and the results' copies check them)
         gone = [var(v) for v in dead if id(v) in names and v not in arguments]
         if gone:
@@ -142,6 +162,24 @@ def generate(closed: ClosedJaxpr, donate: tuple[int, ...], name: str,
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(code, namespace)
     return Compiled(namespace[fn_name], source, closed, stats)
+
+
+def _call_line(e: Eqn, fn: str, atom: Callable[[Any], str], var: Callable[[Var], str],
+               namespace: dict[str, Any], names: dict[int, str]) -> str:
+    """The line that calls ``e``'s impl (with its parameters bound) on its operands."""
+    impl = e.prim.impl
+    assert impl is not None, e.prim.name
+    namespace[fn] = partial(impl, **e.params) if e.params else impl
+    call = f"{fn}({', '.join(atom(a) for a in e.inputs)})"
+    if e.prim.multiple_results:
+        line = f"    [{', '.join(var(v) for v in e.outs)}] = {call}"
+    elif e.outs[0].aval.ndim == 0:  # a NumPy reduction returns a scalar, not an array
+        line = f"    {var(e.outs[0])} = asarray({call})"
+    else:
+        line = f"    {var(e.outs[0])} = {call}"
+    if not any(isinstance(p, ClosedJaxpr) for p in e.params.values()):
+        line += f"  # {pp_eqn(e, names)}"
+    return line
 
 
 def _owned(x: np.ndarray, others: tuple) -> np.ndarray:

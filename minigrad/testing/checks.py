@@ -316,7 +316,7 @@ def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0
                     if s.fun is None else partial(_dot_product_test_fun, f, ops, group, seed))
             _run(results, prim, s, f"transpose{group}", test)
         _run(results, prim, s, "vmap", partial(_check_batching, f, s, ops, seed, sizes))
-        with_grads = grads and bool(s.diff) and float_out
+        with_grads = grads and bool(s.diff) and float_out and s.reverse
         if with_grads:
             size = next((b for b in sizes if b), 3)
             _run(results, prim, s, "vmap(grad)", partial(_check_vmap_grad, f, s, ops, seed,
@@ -476,7 +476,8 @@ def _check_staged(f: Callable[..., Any], s: Sample, ops: tuple, seed: int,
     grad_batches = [(f"size {size}", axes, batch_args(s.make, axes, size, seed))
                     for axes in all_in_axes(len(ops), s.batchable)] if grads else []
     programs = staged_programs(f, ops, diff=s.diff, batches=batches, grad_batches=grad_batches,
-                               loss=_loss(f, ops, seed) if grads else None, seed=seed)
+                               loss=_loss(f, ops, seed) if grads else None, seed=seed,
+                               reverse=s.reverse)
     count = 0
     for staged in programs:
         count += 1

@@ -28,6 +28,7 @@ from minigrad.ops.masked_fill import masked_fill_p
 from minigrad.ops.masked_scatter import masked_gather_p, masked_scatter_p
 from minigrad.ops.stop_gradient import stop_gradient_p
 from minigrad.staging import jit_p
+from minigrad.testing.control_flow import control_flow_samples
 from minigrad.testing.records_bits import RECORDS as BIT_RECORDS
 from minigrad.testing.samples import (
     BOTH,
@@ -531,11 +532,13 @@ def jit_samples() -> list[Sample]:
 
 def samples_for(name: str) -> list[Sample]:
     """Every sample of the primitive ``name``: the samples of its records here and, for the
-    five ops, their op samples; for ``jit``, the op samples jitted."""
+    five ops, their op samples; for ``jit``, the op samples jitted; for the control-flow
+    primitives, theirs (``minigrad.testing.control_flow``)."""
     found = [s for r in RECORDS if r.prim.name == name for s in r.samples()]
     if name in OPS:
         found += op_samples(name)
     if name == "jit":
         found += jit_samples()
+    found += control_flow_samples(name)  # cond, scan, while, remat2
     reg = registered().get(name)  # a primitive of a user module (minigrad.testing.register)
     return found + reg.samples if reg is not None else found

@@ -65,7 +65,9 @@ class Sample:
     ``batchable``: positions that may be batched (None: all); ``reference``: an independent NumPy
     implementation, ``reference(*operands, **params)``, compared exactly unless ``tol`` (absolute
     and relative) is set; ``fun``: the user function ``fun(*operands, **params)``, or None for
-    the primitive's own ``bind``; ``argnames``: the operands' names.
+    the primitive's own ``bind``; ``argnames``: the operands' names; ``reverse``: False for a
+    function with forward mode only (a ``while_loop``'s: its VJP, ``vmap(grad)`` and
+    ``grad(grad)`` are not checked).
     """
 
     name: str
@@ -78,6 +80,7 @@ class Sample:
     fun: Callable[..., Any] | None = None
     argnames: tuple[str, ...] = ()
     tol: float = 0.0
+    reverse: bool = True
 
     def function(self, prim: Primitive) -> Callable[..., Any]:
         """The function of the operands alone that this sample exercises."""
@@ -457,8 +460,9 @@ def op_samples(op: str) -> list[Sample]:
 
 
 def primitives() -> dict[str, Primitive]:
-    """Every primitive defined in a module of ``minigrad.ops``, ``jit``, and every primitive
-    registered with ``register``, by name."""
+    """Every primitive defined in a module of ``minigrad.ops``, ``jit``, the control-flow
+    primitives of ``minigrad.lax``, and every primitive registered with ``register``, by
+    name."""
     found = _builtin()
     with _lock:
         found.update({name: r.prim for name, r in _registered.items()})
@@ -467,9 +471,13 @@ def primitives() -> dict[str, Primitive]:
 
 def _builtin() -> dict[str, Primitive]:
     import minigrad.ops
+    from minigrad.lax.conditionals import cond_p
+    from minigrad.lax.loops import scan_p
+    from minigrad.lax.remat import remat_p
+    from minigrad.lax.while_loop import while_p
     from minigrad.staging import jit_p
 
-    found: dict[str, Primitive] = {"jit": jit_p}
+    found: dict[str, Primitive] = {p.name: p for p in (jit_p, cond_p, scan_p, while_p, remat_p)}
     for info in sorted(pkgutil.iter_modules(minigrad.ops.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"minigrad.ops.{info.name}")
         for value in vars(module).values():

@@ -56,12 +56,14 @@ def _batched_aval(size: int, aval: ShapedArray) -> ShapedArray:
 
 def staged_programs(f: Callable[..., Any], ops: Sequence[Any], *, diff: Sequence[int] = (),
                     batches: Sequence[Batch] = (), grad_batches: Sequence[Batch] = (),
-                    loss: Callable[..., Any] | None = None, seed: int = 0) -> Iterator[Staged]:
+                    loss: Callable[..., Any] | None = None, seed: int = 0,
+                    reverse: bool = True) -> Iterator[Staged]:
     """Trace ``f`` at ``ops`` and its transforms with ``make_jaxpr``: ``"f"``; with ``diff``
     (positions of floating operands), ``"jvp"`` (the output tangents) and ``"vjp"`` (the
     cotangents), both in the ``diff`` operands and every integer or bool one (whose tangents
     and cotangents are float0); ``vmap(f)`` for each of ``batches``; ``vmap(grad(loss))`` (a
-    scalar function of the operands, gradients in ``diff``) for each of ``grad_batches``. The
+    scalar function of the operands, gradients in ``diff``) for each of ``grad_batches``
+    (without ``reverse``, no ``"vjp"``: a function with forward mode only). The
     programs come one at a time, so a check of one runs before the next is traced; one that
     does not trace raises an AssertionError naming it."""
     out_leaves, out_tree = tree_flatten(f(*ops))
@@ -96,8 +98,9 @@ def staged_programs(f: Callable[..., Any], ops: Sequence[Any], *, diff: Sequence
 
         yield stage("jvp", tangent_out, [*(ops[i] for i in at), *tangents],
               [(f"the tangent of output {k}", _tangent_aval(o)) for k, o in enumerate(out_leaves)])
-        yield stage("vjp", cotangents, [*(ops[i] for i in at), *cts],
-              [(f"the cotangent of operand {i}", _tangent_aval(ops[i])) for i in at])
+        if reverse:
+            yield stage("vjp", cotangents, [*(ops[i] for i in at), *cts],
+                  [(f"the cotangent of operand {i}", _tangent_aval(ops[i])) for i in at])
     for label, axes, args in batches:
         size = next(np.shape(a)[ax] for a, ax in zip(args, axes, strict=True) if ax is not None)
         yield stage(f"vmap in_axes={axes} {label}", vmap(f, in_axes=axes), args,

@@ -180,7 +180,9 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: Sequen
     check_callable("linear_transpose", fun)
     check_unsupported("linear_transpose", reduce_axes=tuple(reduce_axes))
     # dead non-linear work must not matter
-    closed = dce_closed(make_jaxpr_named(fun, "linear_transpose")(*primals))
+    # staged by partial evaluation: what does not depend on the inputs (the primal half of a
+    # JVP, inside a call or a loop too) runs now; dead non-linear work must not matter
+    closed = dce_closed(make_jaxpr_named(fun, "linear_transpose", stage_all=False)(*primals))
     in_avals = [v.aval for v in closed.jaxpr.invars]
     for a in in_avals:
         if a.dtype.kind not in "fc":

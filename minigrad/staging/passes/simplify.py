@@ -14,7 +14,9 @@ replaced, in every use and in the outputs, by the value it equals:
   nothing -> its operand;
 * a reshape of a reshape, a transpose of a transpose and a broadcast of a broadcast -> one
   equation of the original operand (the inner one dies when nothing else reads it), which may
-  then change nothing.
+  then change nothing;
+* a transpose of a ``dot`` -> one ``dot`` with its output letters permuted (transposing a
+  ``h @ w.T`` makes these: the product then writes its result in the order it is read).
 
 The rewrites never change an operand's shape: the binary primitives take operands of equal
 shapes. The equations skipped are left for dead-code elimination, which runs last.
@@ -27,7 +29,7 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var
-from minigrad.ops.elementwise import add_p, convert_element_type_p, mul_p, sub_p
+from minigrad.ops.elementwise import add_p, convert_element_type_p, dot_p, mul_p, sub_p
 from minigrad.ops.structural import (
     broadcast_in_dim_p,
     expand_dims_p,
@@ -93,7 +95,7 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
             env[e.outs[0]] = same
             continue
         fills[e.outs[0]] = _result_fill(e, fill)
-        if e.prim in (reshape_p, transpose_p, broadcast_in_dim_p):
+        if e.prim in (reshape_p, transpose_p, broadcast_in_dim_p, dot_p):
             made[e.outs[0]] = e
 
     outvars = [read(a) for a in jaxpr.outvars]
@@ -181,6 +183,10 @@ def _composed(e: Eqn, made: dict[Var, Eqn]) -> Eqn:
     are reshapes, both transposes or both broadcasts; else ``e``."""
     x = e.inputs[0] if len(e.inputs) == 1 else None
     inner = made.get(x) if isinstance(x, Var) else None
+    if inner is not None and inner.prim is dot_p and e.prim is transpose_p:
+        ins, out = inner.params["subscripts"].split("->")
+        letters = "".join(out[j] for j in e.params["permutation"])
+        return Eqn(dot_p, inner.inputs, {"subscripts": f"{ins}->{letters}"}, e.outs)
     if inner is None or inner.prim is not e.prim:
         return e
     source = inner.inputs[0]
