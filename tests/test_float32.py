@@ -87,16 +87,26 @@ def test_conversion_covers_every_primitive_with_float_operands() -> None:
     assert set(OPS) <= covered  # the five ops' float64-only op samples among them
 
 
+# Known: LAPACK's eigenvector signs flip between a + 1e-2 t and a - 1e-2 t at this draw (the
+# float32 step), so central differences of the sign-ambiguous eigenvectors are meaningless
+# there; the JVP itself agrees with differences at smaller steps (surface-linalg report).
+KNOWN_FD_FAILURES = {"eigh:lower-f64->f32": "eigenvector signs flip within the float32 step"}
+
+
 @pytest.mark.filterwarnings("ignore:divide by zero encountered:RuntimeWarning",
                             "ignore:invalid value encountered:RuntimeWarning")
-@pytest.mark.parametrize(("prim", "sample"), CONVERTED, ids=[s.name for _, s in CONVERTED])
+@pytest.mark.parametrize(("prim", "sample"), [
+    pytest.param(p, s, id=s.name, marks=pytest.mark.xfail(strict=True,
+                                                          reason=KNOWN_FD_FAILURES[s.name]))
+    if s.name in KNOWN_FD_FAILURES else pytest.param(p, s, id=s.name) for p, s in CONVERTED])
 def test_rules_in_float32(prim: Primitive, sample: Sample) -> None:
     results = check_primitive(prim, [sample])
     assert {r.check for r in results} >= {"shape/impl", "vmap"}
     ops = sample.make(np.random.default_rng(0))
-    out = np.asarray(sample.function(prim)(*ops))
-    if out.dtype.kind == "f":
-        assert out.dtype == F32
+    for leaf in mg.tree_leaves(sample.function(prim)(*ops)):  # (several results: each)
+        out = np.asarray(leaf)
+        if out.dtype.kind == "f":
+            assert out.dtype == F32
 
 
 # --------------------------------------------------------------------------- the five ops
@@ -213,15 +223,21 @@ def test_every_primitive_stays_float32_under_the_transforms(prim: Primitive, sam
                                                             ) -> None:
     ops = sample.make(np.random.default_rng(0))
     f = sample.function(prim)
-    if np.asarray(f(*ops)).dtype != F32:
-        pytest.fail(f"{sample.name}: float32 operands give {np.asarray(f(*ops)).dtype}")
+    # a primitive with several results (lu: factors, pivots, permutation) is checked on its
+    # floating ones
+    floating = [k for k, o in enumerate(mg.tree_leaves(f(*ops)))
+                if np.asarray(o).dtype.kind == "f"]
+    for o in mg.tree_leaves(f(*ops)):
+        if np.asarray(o).dtype.kind == "f" and np.asarray(o).dtype != F32:
+            pytest.fail(f"{sample.name}: float32 operands give {np.asarray(o).dtype}")
     diff = sample.diff
 
     def g(*vals: Any) -> Any:
         full = list(ops)
         for i, v in zip(diff, vals, strict=True):
             full[i] = v
-        return f(*full)
+        outs = mg.tree_leaves(f(*full))
+        return outs[0] if not prim.multiple_results else tuple(outs[k] for k in floating)
 
     primals = tuple(ops[i] for i in diff)
     results = {
@@ -230,7 +246,8 @@ def test_every_primitive_stays_float32_under_the_transforms(prim: Primitive, sam
         "vmap": mg.vmap(g)(*[np.stack([p, p]) for p in primals]),
     }
     if sample.reverse:  # (a while_loop has forward mode only)
-        results["grad"] = mg.grad(lambda *v: mnp.sum(mnp.sin(g(*v))),
+        results["grad"] = mg.grad(lambda *v: sum(mnp.sum(mnp.sin(o))
+                                                 for o in mg.tree_leaves(g(*v))),
                                   tuple(range(len(diff))))(*primals)
         results["jacrev"] = mg.jacrev(g, tuple(range(len(diff))))(*primals)
     for name, result in results.items():

@@ -20,11 +20,9 @@ SIN_TIMES_TWO = """\
 
 MATVEC_SUM_F32 = """\
 { lambda ; a:f32[2,3] b:f32[3]. let
-    c:f32[3,1] = reshape[new_sizes=(3, 1)] b
-    d:f32[2,1] = dot[subscripts=ij,jk->ik] a c
-    e:f32[2] = squeeze[dimensions=(1,)] d
-    f:f32[] = reduce_sum[axes=(0,)] e
-  in (f,) }"""
+    c:f32[2] = dot[subscripts=ij,j->i] a b
+    d:f32[] = reduce_sum[axes=(0,)] c
+  in (d,) }"""
 
 DICT_TWO_OUTPUTS = """\
 { lambda ; a:f64[2] b:f64[]. let

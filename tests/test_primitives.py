@@ -24,7 +24,7 @@ from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.ops.indexing import check_index_p
 from minigrad.testing import Sample, check_jvp, check_primitive
-from minigrad.testing.checks import vmap_axes
+from minigrad.testing.checks import results_of, vmap_axes
 from minigrad.testing.samples import BOTH, F32, F64, integral, normal, positive
 
 
@@ -68,11 +68,27 @@ def test_rules(case: Case) -> None:
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_dtypes(case: Case) -> None:
     """The output has the record's dtype; tangents have the output's dtype and cotangents their
-    operand's (a float32 run stays float32 through every rule)."""
+    operand's (a float32 run stays float32 through every rule). A primitive with several
+    results: each floating one has the record's dtype, the others the reference's, and their
+    tangents are float0."""
     ops = draw_operands(case)
     params = case.sample.params
     expected = case.record.expected_dtype(case.dtype)
     fun = case.sample.function(case.prim)  # (the primitive's bind, or an op sample's function)
+    if case.prim.multiple_results and case.sample.fun is None:
+        out = case.prim.bind(*ops, **params)
+        refs = results_of(case.sample.reference(*ops, **params))
+        avals = case.prim.abstract_eval(*map(get_aval, ops), **params)
+        for o, r, a in zip(out, refs, avals, strict=True):
+            want = expected if o.dtype.kind == "f" else np.asarray(r).dtype
+            assert o.dtype == want and np.asarray(r).dtype == want and a.dtype == want
+        if case.sample.diff:
+            tangents = tuple(normal(np.random.default_rng(1), np.shape(ops[i]), ops[i].dtype)
+                             for i in case.sample.diff)
+            _, t_out = mg.jvp(lambda *xs: case.prim.bind(*xs, **params), tuple(ops), tangents)
+            for o, t in zip(out, t_out, strict=True):
+                assert t.dtype == tangent_dtype(o.dtype)
+        return
     out = fun(*ops)
     assert out.dtype == expected
     assert np.asarray(case.sample.reference(*ops, **params)).dtype == expected

@@ -20,9 +20,11 @@ from minigrad.numpy import creation as _creation
 from minigrad.numpy import cumulative as _cumulative
 from minigrad.numpy import division as _division
 from minigrad.numpy import dtypes as _dtypes
+from minigrad.numpy import einsum as _einsum
 from minigrad.numpy import index_tricks as _index_tricks
 from minigrad.numpy import indexing as _indexing
 from minigrad.numpy import joining as _joining
+from minigrad.numpy import linalg  # noqa: F401  (minigrad.numpy.linalg, as jnp.linalg)
 from minigrad.numpy import methods as _methods  # noqa: F401  (installs the tracer methods)
 from minigrad.numpy import nanfunctions as _nanfunctions
 from minigrad.numpy import reductions as _reductions
@@ -40,6 +42,7 @@ from minigrad.numpy.creation import *  # noqa: F403
 from minigrad.numpy.cumulative import *  # noqa: F403
 from minigrad.numpy.division import *  # noqa: F403
 from minigrad.numpy.dtypes import *  # noqa: F403
+from minigrad.numpy.einsum import *  # noqa: F403
 from minigrad.numpy.index_tricks import *  # noqa: F403
 from minigrad.numpy.indexing import *  # noqa: F403
 from minigrad.numpy.joining import *  # noqa: F403
@@ -55,10 +58,12 @@ from minigrad.numpy.ufuncs import *  # noqa: F403
 bool = _np.bool_
 _array_module.register_namespace(sys.modules[__name__])  # Array.__array_namespace__
 
-__all__ = sorted({"bool", "ndarray", *_array_api.__all__, *_at.__all__, *_bitwise.__all__,
-                  *_contractions.__all__, *_creation.__all__, *_division.__all__,
-                  *_dtypes.__all__, *_index_tricks.__all__, *_indexing.__all__, *_joining.__all__,
-                  *_reductions.__all__, *_selection.__all__, *_shape.__all__, *_ufuncs.__all__,
+__all__ = sorted({"bool", "linalg", "ndarray", *_array_api.__all__, *_at.__all__,
+                  *_bitwise.__all__, *_contractions.__all__, *_creation.__all__,
+                  *_division.__all__, *_dtypes.__all__, *_einsum.__all__,
+                  *_index_tricks.__all__, *_indexing.__all__, *_joining.__all__,
+                  *_reductions.__all__, *_selection.__all__, *_shape.__all__,
+                  *_ufuncs.__all__,
                   # reductions, cumulative, sorting, statistics and sets
                   *_cumulative.__all__, *_nanfunctions.__all__, *_sorting.__all__,
                   *_statistics.__all__, *_setops.__all__})

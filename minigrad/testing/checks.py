@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from functools import partial
@@ -299,7 +300,7 @@ def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0
         try:
             ops = s.make(np.random.default_rng(seed))
             f = s.function(prim)
-            float_out = _is_float(f(*ops))
+            float_out = any(_is_float(o) for o in tree_leaves(f(*ops)))
             sizes = tuple(batch_sizes) if batch_sizes is not None else safe_batch_sizes(ops)
         except Exception as e:  # the sample itself does not run: one failed row
             results.append(CheckResult(prim.name, s.name, "setup", False, float("nan"), 0,
@@ -348,23 +349,42 @@ def check_tangent(t: Any, like: Any, what: str) -> None:
                              f"{want.str_short()}, in its tangent dtype)")
 
 
+def results_of(out: Any) -> list[Any]:
+    """The results of a call as a list: several for a primitive with ``multiple_results`` (or
+    a function returning a tuple or list of arrays), else the one."""
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
 def _check_reference(f: Callable[..., Any], s: Sample, ops: tuple) -> tuple[float, int]:
     assert s.reference is not None
-    return _close(f(*ops), s.reference(*ops, **s.params), s.tol, s.tol, "impl vs reference"), 1
+    outs, expected = results_of(f(*ops)), results_of(s.reference(*ops, **s.params))
+    if len(outs) != len(expected):
+        raise AssertionError(f"impl vs reference: {len(outs)} results, the reference gives "
+                             f"{len(expected)}")
+    worst = 0.0
+    for k, (a, e) in enumerate(zip(outs, expected, strict=True)):
+        what = "impl vs reference" + (f", result {k}" if len(outs) > 1 else "")
+        worst = max(worst, _close(a, e, s.tol, s.tol, what))
+    return worst, 1
 
 
 def _check_shape(prim: Primitive, s: Sample, ops: tuple) -> tuple[float, int]:
     if s.fun is None:
         out = prim.impl(*ops, **s.params)  # type: ignore[misc]
-        aval = prim.abstract_eval(*[get_aval(o) for o in ops], **s.params)  # type: ignore[misc]
+        avals = prim.abstract_eval(*[get_aval(o) for o in ops], **s.params)  # type: ignore[misc]
     else:  # the traced output of the user function against its value
         jaxpr = make_jaxpr(s.function(prim))(*ops)
         if prim not in {e.prim for e in jaxpr.eqns}:
             raise AssertionError(f"the function of sample {s.name} does not bind {prim.name}")
-        out, aval = s.call(*ops), jaxpr.jaxpr.outvars[0].aval
-    if (np.shape(out), np.asarray(out).dtype) != (aval.shape, aval.dtype):
-        raise AssertionError(f"abstract_eval gives {aval.str_short()}, impl gives "
-                             f"{get_aval(np.asarray(out)).str_short()}")
+        out, avals = s.call(*ops), [v.aval for v in jaxpr.jaxpr.outvars]
+    outs, avals = results_of(out), results_of(avals)
+    if len(outs) != len(avals):
+        raise AssertionError(f"abstract_eval gives {len(avals)} results, impl gives "
+                             f"{len(outs)}")
+    for o, aval in zip(outs, avals, strict=True):
+        if (np.shape(o), np.asarray(o).dtype) != (aval.shape, aval.dtype):
+            raise AssertionError(f"abstract_eval gives {aval.str_short()}, impl gives "
+                                 f"{get_aval(np.asarray(o)).str_short()}")
     return 0.0, 1
 
 
@@ -400,11 +420,23 @@ def _check_batching(f: Callable[..., Any], s: Sample, ops: tuple, seed: int,
 
 
 def _loss(f: Callable[..., Any], ops: tuple, seed: int) -> Callable[..., Any]:
-    """A scalar loss with non-zero second derivatives: ``sum(sin(f(*ops)) * w)``."""
+    """A scalar loss with non-zero second derivatives: ``sum(sin(f(*ops)) * w)``, summed over
+    the floating results of a function with several."""
     from minigrad import numpy as mnp
 
-    w = _random_like(np.random.default_rng(seed + 3), f(*ops))
-    return lambda *args: mnp.sum(mnp.sin(f(*args)) * w)
+    out = f(*ops)
+    if not isinstance(out, (list, tuple)):
+        w = _random_like(np.random.default_rng(seed + 3), out)
+        return lambda *args: mnp.sum(mnp.sin(f(*args)) * w)
+    rng = np.random.default_rng(seed + 3)
+    ws = [_random_like(rng, o) if _is_float(o) else None for o in out]
+
+    def loss(*args: Any) -> Any:
+        terms = [mnp.sum(mnp.sin(o) * w) for o, w in zip(f(*args), ws, strict=True)
+                 if w is not None]
+        return functools.reduce(lambda x, y: x + y, terms)
+
+    return loss
 
 
 def _check_vmap_grad(f: Callable[..., Any], s: Sample, ops: tuple, seed: int, size: int

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.core import Primitive, get_aval
+from minigrad.core import Primitive, float0, get_aval
 from minigrad.jaxpr import make_jaxpr
 from minigrad.staging import jit
 from minigrad.testing import OPS, Sample, batch_args, primitives, registered, samples_for
@@ -140,8 +140,12 @@ def explain(name: str, seed: int = 0) -> str:
                   str(make_jaxpr(jvp_fn)(*primals, *primals)), ""]
         out, f_lin = linearize(f_diff, *primals)
         transposed = linear_transpose(f_lin, *primals)
+        # (several results: a list of cotangents, float0 ones for integer results)
+        ct = ([np.asarray(o) if get_aval(o).dtype.kind == "f" else
+               np.zeros(np.shape(o), float0) for o in out]
+              if isinstance(out, (list, tuple)) else np.asarray(out))
         lines += [f"transpose (the linear part of the VJP): ct -> cotangents of "
-                  f"{_names(s, s.diff)}", str(make_jaxpr(transposed)(np.asarray(out))), ""]
+                  f"{_names(s, s.diff)}", str(make_jaxpr(transposed)(ct)), ""]
     else:
         lines += ["JVP and transpose: none (no differentiable operand in this sample)", ""]
     batchable = range(len(ops)) if s.batchable is None else s.batchable
