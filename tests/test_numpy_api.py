@@ -484,3 +484,17 @@ def test_out_of_range_index_on_tracer():
         mg.vmap(lambda t: t[np.array([4])])(x)
     with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0 with size 4"):
         mg.vmap(lambda t, i: t[i])(x, np.array([0, 4, -1]))
+
+
+def test_array_api_constants_finfo_and_from_dlpack() -> None:
+    import math
+
+    assert mnp.e == math.e and mnp.pi == math.pi and mnp.inf == math.inf
+    assert math.isnan(mnp.nan) and mnp.newaxis is None
+    for dtype in (np.float32, np.float64, np.complex64):
+        info = mnp.finfo(dtype)
+        assert isinstance(info.bits, int) and isinstance(info.eps, float)
+        assert isinstance(info.smallest_normal, float) and info.dtype.kind == "f"
+        assert info.eps == float(np.finfo(dtype).eps)
+    out = mnp.from_dlpack(np.arange(3.0))
+    assert isinstance(out, mg.Array) and out.tolist() == [0.0, 1.0, 2.0]

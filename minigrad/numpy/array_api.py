@@ -4,6 +4,7 @@ which follow ``jax_enable_x64``, and the dtypes supported)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,23 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.array import CPU, Device, check_device
 
-__all__ = ["__array_api_version__", "__array_namespace_info__"]
+__all__ = ["__array_api_version__", "__array_namespace_info__", "e", "euler_gamma", "from_dlpack",
+           "inf", "nan", "newaxis", "pi"]
+
+# The standard's constants: Python floats (as NumPy's and JAX's), and newaxis is None.
+e, pi, euler_gamma = math.e, math.pi, 0.5772156649015329
+inf, nan = math.inf, math.nan
+newaxis = None
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
+    """An Array from any object with ``__dlpack__`` (NumPy's from_dlpack: no copy unless
+    ``copy=True``)."""
+    from minigrad.numpy.util import asarray
+
+    check_device(device, "from_dlpack")
+    out = np.from_dlpack(x, copy=copy)
+    return asarray(out)
 
 __array_api_version__ = "2024.12"
 

@@ -74,8 +74,22 @@ def issubdtype(arg1: Any, arg2: Any) -> Any:
     return np.issubdtype(arg1, arg2)
 
 
-def finfo(type: Any) -> np.finfo:
-    return np.finfo(_dtype_of(type, "finfo"))
+class finfo:
+    """NumPy's finfo with the array API's types: ``bits`` an int; ``eps``, ``max``, ``min``,
+    ``smallest_normal`` Python floats; ``dtype`` the real dtype. Other attributes are
+    NumPy's."""
+
+    def __init__(self, type: Any):
+        self._info = info = np.finfo(_dtype_of(type, "finfo"))
+        self.bits, self.dtype = int(info.bits), info.dtype
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.smallest_normal = float(info.smallest_normal)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._info, name)
+
+    def __repr__(self) -> str:
+        return repr(self._info)
 
 
 def iinfo(type: Any) -> np.iinfo:
