@@ -1,6 +1,6 @@
 """minigrad: JAX-style automatic differentiation and vectorization in pure NumPy."""
 
-from minigrad import collectives, lax, numpy, random
+from minigrad import collectives, lax, nn, numpy, random
 from minigrad.array import (
     Array,
     Device,
@@ -59,7 +59,7 @@ __all__ = [
     "functionalize", "grad", "hessian", "index_add", "index_add_", "index_copy", "index_copy_",
     "index_fill", "index_fill_", "jacfwd", "jacrev", "jit", "jvp", "lax", "linear_transpose",
     "linearize", "make_jaxpr", "masked_fill", "masked_fill_", "masked_scatter",
-    "masked_scatter_", "numpy", "random", "register_pytree_node", "remat", "tree_flatten",
+    "masked_scatter_", "nn", "numpy", "random", "register_pytree_node", "remat", "tree_flatten",
     "tree_leaves", "tree_map", "tree_structure", "tree_unflatten", "value_and_grad", "vjp",
     "vmap",
 ]

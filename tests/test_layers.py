@@ -24,7 +24,7 @@ LAYERS = [
     ("staging", ["minigrad.staging.*"]),
     ("user API", ["minigrad.numpy.*", "minigrad.random.*", "minigrad.array", "minigrad.inplace",
                   "minigrad.custom_rules", "minigrad.collectives", "minigrad.graph",
-                  "minigrad.lax.*", "minigrad.scipy.*", "minigrad"]),
+                  "minigrad.lax.*", "minigrad.scipy.*", "minigrad.nn.*", "minigrad"]),
     ("testing", ["minigrad.testing.*"]),
     ("tools", ["minigrad.tools.*", "minigrad.__main__"]),
 ]
