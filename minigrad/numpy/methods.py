@@ -13,8 +13,10 @@ import numpy as np
 
 from minigrad.core import Tracer
 from minigrad.numpy import bitwise as _bitwise
+from minigrad.numpy import creation as _creation
 from minigrad.numpy import cumulative as _cumulative
 from minigrad.numpy import division as _division
+from minigrad.numpy import joining as _joining
 from minigrad.numpy import nanfunctions as _nanfunctions
 from minigrad.numpy import reductions as _reductions
 from minigrad.numpy import selection as _selection
@@ -191,6 +193,36 @@ _TRACER_METHODS.update({"cumsum": _cumulative.cumsum, "cumprod": _cumulative.cum
 for _name, _method in _TRACER_METHODS.items():
     setattr(Tracer, _name, _method)
 Tracer.T = property(transpose)  # type: ignore[attr-defined]
+
+# the rest of jax.Array's methods and properties that mean something on a traced value
+def _copy(x: Any) -> Any:
+    from minigrad.numpy.creation import array
+    return array(x, copy=True)
+
+
+def _tracer_device(x: Any) -> Any:
+    from minigrad.array import CPU
+    return CPU
+
+
+def _to_device(x: Any, device: Any, /, *, stream: Any = None) -> Any:
+    from minigrad.array import check_device
+    check_device(device, "to_device")
+    return x
+
+
+_TRACER_METHODS_MORE: dict[str, Callable[..., Any]] = {
+    "copy": _copy, "flatten": lambda x, order="C": _copy(ravel(x, order)),
+    "diagonal": _creation.diagonal, "repeat": _joining.repeat,
+    "argpartition": _sorting.argpartition, "to_device": _to_device,
+    "block_until_ready": lambda x: x,
+}
+for _name, _method in _TRACER_METHODS_MORE.items():
+    setattr(Tracer, _name, _method)
+Tracer.mT = property(lambda x: swapaxes(x, -1, -2))  # type: ignore[attr-defined]
+Tracer.device = property(_tracer_device)  # type: ignore[attr-defined]
+Tracer.itemsize = property(lambda x: np.dtype(x.dtype).itemsize)  # type: ignore[attr-defined]
+Tracer.nbytes = property(lambda x: np.dtype(x.dtype).itemsize * x.size)  # type: ignore[attr-defined]
 
 # x.at[key].set(v) ...: JAX's functional updates, on tracers and on eager Arrays alike
 Tracer.at = property(IndexUpdateHelper)  # type: ignore[attr-defined]
