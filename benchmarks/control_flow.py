@@ -32,15 +32,14 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
                       "intra_op_parallelism_threads=1")
 
 import argparse  # noqa: E402
-import gc  # noqa: E402
 import importlib.util  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-import tracemalloc  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
+from inplace_memory import peak_bytes  # noqa: E402  (this file's directory is on sys.path)
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -137,18 +136,6 @@ def rounds_of(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, list[
     return samples
 
 
-def peak_bytes(fn: Callable[[], Any]) -> int:
-    """Peak traced bytes of one call above what was allocated before it."""
-    fn()
-    gc.collect()
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    base = tracemalloc.get_traced_memory()[0]
-    result = fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    del result
-    return peak - base
 
 
 def md_table(header: list[str], rows: list[list[str]]) -> str:

@@ -37,7 +37,6 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import argparse  # noqa: E402
-import gc  # noqa: E402
 import importlib.util  # noqa: E402
 import io  # noqa: E402
 import itertools  # noqa: E402
@@ -49,7 +48,6 @@ import sys  # noqa: E402
 import tarfile  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-import tracemalloc  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Callable  # noqa: E402
@@ -62,6 +60,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]  # minigrad from this check
 import control_flow  # noqa: E402
 import inplace_memory  # noqa: E402
 import workload as wl  # noqa: E402
+from inplace_memory import peak_bytes  # noqa: E402
 
 import minigrad as mg  # noqa: E402
 from minigrad import numpy as mnp  # noqa: E402
@@ -456,19 +455,6 @@ def fixed_cost_section(repeats: int) -> dict[str, Any]:
 # --------------------------------------------------------------------------- 4. memory
 
 
-def peak_bytes(fn: Callable[[], Any]) -> int:
-    """Peak traced bytes during one call, above what was allocated before it (NumPy reports
-    its array buffers to tracemalloc)."""
-    fn()
-    gc.collect()
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    base = tracemalloc.get_traced_memory()[0]
-    result = fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    del result
-    return peak - base
 
 
 def memory_section(batches: tuple[int, ...]) -> dict[int, tuple[int, int, int]]:
@@ -834,6 +820,8 @@ def b1_ratio(res: dict[int, dict[str, float]]) -> str:
 def main() -> None:
     if sys.argv[1:2] == ["random"]:  # minigrad.random's section: benchmarks/random_draws.py
         return __import__("random_draws").main(sys.argv[2:])
+    if sys.argv[1:2] == ["examples"]:  # examples/' section: benchmarks/example_programs.py
+        return __import__("example_programs").main(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, B up to 256")
     parser.add_argument("--no-write", action="store_true", help="print only")
@@ -874,6 +862,8 @@ def main() -> None:
               flush=True)
     print("\n9. control flow (benchmarks/control_flow.py)", flush=True)
     control_flow_md = control_flow.section(repeats, opts.quick)
+    print("\n10. the examples (benchmarks/example_programs.py)", flush=True)
+    examples_md = __import__("example_programs").section(2 if opts.quick else 3)
     print(f"\n6. against revision {opts.baseline}", flush=True)
     base = baseline_section(opts.baseline, max(6, repeats // 2 * 2))
 
@@ -976,7 +966,7 @@ def main() -> None:
         jit_first=jit_md, jit_passes=passes_md, jit_hit=hit_md, jit_fusion=fusion_text(res),
         in_place=in_place_md, in_place_mem=in_place_mem_md,
         date=time.strftime("%Y-%m-%d"), repeats=repeats)
-    page += control_flow_md
+    page += control_flow_md + examples_md
     (docs / "benchmarks.md").write_text(page)
     print(f"\nwrote {docs / 'benchmarks.md'}")
 
