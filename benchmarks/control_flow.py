@@ -39,11 +39,13 @@ from pathlib import Path  # noqa: E402
 from typing import Any, Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
-from inplace_memory import peak_bytes  # noqa: E402  (this file's directory is on sys.path)
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _path in (ROOT, ROOT / "benchmarks"):  # minigrad from this checkout; inplace_memory
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from inplace_memory import peak_bytes  # noqa: E402
 
 import minigrad as mg  # noqa: E402
 from minigrad import lax  # noqa: E402
