@@ -17,6 +17,7 @@ parser = argparse.ArgumentParser(description="character-level RNN with lax.scan"
 parser.add_argument("--framework", choices=("minigrad", "jax"), default="minigrad")
 parser.add_argument("--steps", type=int, default=100)
 parser.add_argument("--json", help="also write the figures to this file")
+parser.add_argument("--repeats", type=int, default=5, help="timing rounds (minimum taken)")
 args = parser.parse_args()
 
 if args.framework == "jax":
@@ -100,7 +101,7 @@ def main():
     for name, fn in (("eager", update), ("jit", step)):
         jax.block_until_ready(fn(params, inputs, targets))
         best[name] = float("inf")
-        for _ in range(5):
+        for _ in range(args.repeats):
             start = time.perf_counter()
             jax.block_until_ready(fn(params, inputs, targets))
             best[name] = min(best[name], time.perf_counter() - start)

@@ -19,6 +19,7 @@ parser.add_argument("--framework", choices=("minigrad", "jax"), default="minigra
 parser.add_argument("--steps", type=int, default=200)
 parser.add_argument("--batch", type=int, default=64)
 parser.add_argument("--json", help="also write the figures to this file")
+parser.add_argument("--repeats", type=int, default=5, help="timing rounds (minimum taken)")
 args = parser.parse_args()
 
 if args.framework == "jax":
@@ -84,10 +85,10 @@ def loss(params, xs, labels):
     return jnp.mean(jax.vmap(example_loss, in_axes=(None, 0, 0))(params, xs, labels))
 
 
-def time_per_step(step, *operands, repeats=5):
+def time_per_step(step, *operands):
     jax.block_until_ready(step(*operands))  # compiles, for the jitted step
     best = float("inf")
-    for _ in range(repeats):
+    for _ in range(args.repeats):
         start = time.perf_counter()
         jax.block_until_ready(step(*operands))
         best = min(best, time.perf_counter() - start)

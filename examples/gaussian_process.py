@@ -24,6 +24,7 @@ parser.add_argument("--framework", choices=("minigrad", "jax"), default="minigra
 parser.add_argument("--steps", type=int, default=100)
 parser.add_argument("--points", type=int, default=64)
 parser.add_argument("--json", help="also write the figures to this file")
+parser.add_argument("--repeats", type=int, default=5, help="timing rounds (minimum taken)")
 args = parser.parse_args()
 
 if args.framework == "jax":
@@ -98,7 +99,7 @@ def main():
     for name, fn in (("eager", eager_step), ("jit", step)):
         jax.block_until_ready(fn(theta))
         best[name] = float("inf")
-        for _ in range(5):
+        for _ in range(args.repeats):
             start = time.perf_counter()
             jax.block_until_ready(fn(theta))
             best[name] = min(best[name], time.perf_counter() - start)

@@ -27,6 +27,7 @@ parser = argparse.ArgumentParser(description="per-example gradients through inde
 parser.add_argument("--framework", choices=("minigrad", "jax"), default="minigrad")
 parser.add_argument("--batch", type=int, default=64)
 parser.add_argument("--json", help="also write the figures to this file")
+parser.add_argument("--repeats", type=int, default=5, help="timing rounds (minimum taken)")
 args = parser.parse_args()
 
 if args.framework == "jax":
@@ -99,7 +100,7 @@ def torch_per_example(params, batch, inplace):
     step = vmap(grad(loss), in_dims=(None, 0, 0, 0, 0))
     out = step(tp, *tb)
     best = float("inf")
-    for _ in range(5):
+    for _ in range(args.repeats):
         start = time.perf_counter()
         step(tp, *tb)
         best = min(best, time.perf_counter() - start)
@@ -145,7 +146,7 @@ def main():
     for name, fn in (("eager", step), ("jit", jax.jit(step))):
         jax.block_until_ready(fn(params, *batch))
         best[name] = float("inf")
-        for _ in range(5):
+        for _ in range(args.repeats):
             start = time.perf_counter()
             jax.block_until_ready(fn(params, *batch))
             best[name] = min(best[name], time.perf_counter() - start)

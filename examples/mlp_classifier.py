@@ -17,6 +17,7 @@ parser.add_argument("--framework", choices=("minigrad", "jax"), default="minigra
 parser.add_argument("--steps", type=int, default=300)
 parser.add_argument("--batch", type=int, default=128)
 parser.add_argument("--json", help="also write the figures to this file")
+parser.add_argument("--repeats", type=int, default=5, help="timing rounds (minimum taken)")
 args = parser.parse_args()
 
 if args.framework == "jax":
@@ -70,10 +71,10 @@ def update(params, images, labels, lr=0.02):
     return jax.tree.map(lambda p, g: p - lr * g, params, grads), value
 
 
-def time_per_step(step, params, images, labels, repeats=5):
+def time_per_step(step, params, images, labels):
     jax.block_until_ready(step(params, images, labels))  # compiles, for the jitted step
     best = float("inf")
-    for _ in range(repeats):
+    for _ in range(args.repeats):
         start = time.perf_counter()
         jax.block_until_ready(step(params, images, labels))
         best = min(best, time.perf_counter() - start)

@@ -24,6 +24,7 @@ parser = argparse.ArgumentParser(description="Newton's method with implicit diff
 parser.add_argument("--framework", choices=("minigrad", "jax"), default="minigrad")
 parser.add_argument("--points", type=int, default=1000)
 parser.add_argument("--json", help="also write the figures to this file")
+parser.add_argument("--repeats", type=int, default=5, help="timing rounds (minimum taken)")
 args = parser.parse_args()
 
 if args.framework == "jax":
@@ -105,7 +106,7 @@ def main():
     for name, fn in (("eager", jax.vmap(jax.grad(kepler), in_axes=(0, None))), ("jit", slopes)):
         jax.block_until_ready(fn(Ms, e))
         best[name] = float("inf")
-        for _ in range(5):
+        for _ in range(args.repeats):
             start = time.perf_counter()
             jax.block_until_ready(fn(Ms, e))
             best[name] = min(best[name], time.perf_counter() - start)

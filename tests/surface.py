@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
+import pytest
 
 import minigrad as mg
 from minigrad.tree import tree_leaves
@@ -193,3 +194,23 @@ def all_records() -> list[Rec]:
     import surface_records
 
     return surface_records.RECORDS
+
+
+def bad_input_tests(rows: Sequence[tuple[str, Callable[[Any], Any], type, str]],
+                    x: Any) -> tuple[Callable[..., None], Callable[..., None]]:
+    """The two tests of a family's bad-input table (rows of (what, call, error, match)): each
+    call raises the error, its message matching, eagerly on ``x`` and under ``jit`` alike.
+    A test module binds them to test names: ``test_eagerly, test_under_jit = ...``."""
+    ids = [r[0] for r in rows]
+
+    @pytest.mark.parametrize("what, call, error, match", rows, ids=ids)
+    def test_eagerly(what: str, call: Callable[[Any], Any], error: type, match: str) -> None:
+        with pytest.raises(error, match=match):
+            call(x)
+
+    @pytest.mark.parametrize("what, call, error, match", rows, ids=ids)
+    def test_under_jit(what: str, call: Callable[[Any], Any], error: type, match: str) -> None:
+        with pytest.raises(error, match=match):
+            mg.jit(call)(x)
+
+    return test_eagerly, test_under_jit

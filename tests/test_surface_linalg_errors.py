@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
-import pytest
+from surface import bad_input_tests
 
-import minigrad as mg
 import minigrad.numpy as mnp
 
 L = mnp.linalg
@@ -181,13 +180,4 @@ ROWS: list[tuple[str, Callable[[Any], Any], type, str]] = [
 ]
 
 
-@pytest.mark.parametrize("what, call, error, match", ROWS, ids=[r[0] for r in ROWS])
-def test_eagerly(what: str, call: Callable[[Any], Any], error: type, match: str) -> None:
-    with pytest.raises(error, match=match):
-        call(X)
-
-
-@pytest.mark.parametrize("what, call, error, match", ROWS, ids=[r[0] for r in ROWS])
-def test_under_jit(what: str, call: Callable[[Any], Any], error: type, match: str) -> None:
-    with pytest.raises(error, match=match):
-        mg.jit(call)(X)
+test_eagerly, test_under_jit = bad_input_tests(ROWS, X)
