@@ -43,7 +43,7 @@ from minigrad.jaxpr import (
 )
 from minigrad.ops.elementwise import select
 from minigrad.ops.structural import bdim_to, broadcast_in_dim, instantiate, moveaxis, zeros
-from minigrad.staging.call import derived, trace_program
+from minigrad.staging.call import derived, residuals_first, trace_program
 from minigrad.transforms.jvp import JVPTrace
 from minigrad.transforms.vmap import BatchTrace, BatchTracer, collective_rules
 from minigrad.tree import PyTreeDef, tree_flatten, tree_unflatten
@@ -275,15 +275,7 @@ def _partial_eval_jaxpr(closed: ClosedJaxpr, unknown: tuple[bool, ...],
             out_unknown = [pe.owns(o) or inst for o, inst in zip(outs, instantiate, strict=True)]
             staged, consts = pe.to_jaxpr([o for o, u in zip(outs, out_unknown, strict=True)
                                           if u])
-        # The staged part's constants that the known part computes are residuals: they become
-        # its first inputs; concrete ones stay constants.
-        is_res = [isinstance(c, Tracer) and c._trace is outer for c in consts]
-        res = [c for c, r in zip(consts, is_res, strict=True) if r]
-        jaxpr = Jaxpr([v for v, r in zip(staged.constvars, is_res, strict=True) if not r],
-                      [v for v, r in zip(staged.constvars, is_res, strict=True) if r]
-                      + staged.invars, staged.eqns, staged.outvars)
-        parts["staged"] = ClosedJaxpr(jaxpr, [c for c, r in zip(consts, is_res, strict=True)
-                                              if not r])
+        parts["staged"], res = residuals_first(staged, consts, outer)
         parts["out_unknown"] = out_unknown
         parts["res_avals"] = [c.aval for c in res]
         return [o for o, u in zip(outs, out_unknown, strict=True) if not u] + res

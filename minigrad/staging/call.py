@@ -212,21 +212,25 @@ def partial_eval_program(closed: ClosedJaxpr, unknown: tuple[bool, ...]
             out_unknown = [pe.owns(o) for o in outs]
             staged, consts = pe.to_jaxpr([o for o, u in zip(outs, out_unknown, strict=True)
                                           if u])
-        # The staged part's constants that the known part computes are residuals: they
-        # become its first inputs; concrete ones stay constants.
-        is_res = [isinstance(c, Tracer) and c._trace is outer for c in consts]
-        res = [c for c, r in zip(consts, is_res, strict=True) if r]
-        jaxpr = Jaxpr([v for v, r in zip(staged.constvars, is_res, strict=True) if not r],
-                      [v for v, r in zip(staged.constvars, is_res, strict=True) if r]
-                      + staged.invars, staged.eqns, staged.outvars)
-        parts["staged"] = ClosedJaxpr(jaxpr, [c for c, r in zip(consts, is_res, strict=True)
-                                              if not r])
+        parts["staged"], res = residuals_first(staged, consts, outer)
         parts["staged"].kept = closed.kept
         parts["out_unknown"], parts["n_res"] = out_unknown, len(res)
         return [o for o, u in zip(outs, out_unknown, strict=True) if not u] + res
 
     known = trace_program(known_fun, known_avals, "jit's linearize", keep=closed.kept)
     return known, parts["staged"], parts["out_unknown"], parts["n_res"]
+
+
+def residuals_first(staged: Jaxpr, consts: list[Any], outer: Any) -> tuple[ClosedJaxpr, list]:
+    """The staged part of a split program and the residuals: the staged part's constants that
+    the known part computes (tracers of ``outer``) become its first inputs; concrete ones stay
+    constants."""
+    is_res = [isinstance(c, Tracer) and c._trace is outer for c in consts]
+    res = [c for c, r in zip(consts, is_res, strict=True) if r]
+    jaxpr = Jaxpr([v for v, r in zip(staged.constvars, is_res, strict=True) if not r],
+                  [v for v, r in zip(staged.constvars, is_res, strict=True) if r]
+                  + staged.invars, staged.eqns, staged.outvars)
+    return ClosedJaxpr(jaxpr, [c for c, r in zip(consts, is_res, strict=True) if not r]), res
 
 
 def _jit_partial_eval(trace: JaxprTrace, args: tuple, params: dict) -> list[Any]:
