@@ -16,6 +16,23 @@ from minigrad import numpy as mnp
 # --------------------------------------------------------------------------- found by the fuzzer
 
 
+def test_sums_do_not_depend_on_the_memory_layout() -> None:
+    # Bug (fuzzer, randomized profile: test_jit.py seed 870, test_jit_passes.py seed 135735):
+    # jit's result differed from eager's by an ulp on programs that sum a transposed value.
+    # NumPy adds in memory order (pairwise), and jit's passes change intermediate layouts (a
+    # product with a broadcast scalar becomes one with the scalar: its result keeps the
+    # transposed operand's layout). Fixed in reduce_sum's and reduce_prod's impls: they reduce
+    # in the logical order, so the result is a function of the values alone.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 30, 20))
+    t = np.transpose(x, (2, 0, 1))
+    assert not t.flags.c_contiguous
+    for f in (lambda a: mnp.sum(a), lambda a: mnp.sum(a, axis=(0, 2)), lambda a: mnp.prod(
+            a[:3], axis=(0, 1))):
+        assert f(t).tobytes() == f(np.ascontiguousarray(t)).tobytes()
+        assert mg.jit(f)(t).tobytes() == f(np.ascontiguousarray(t)).tobytes()
+
+
 @pytest.mark.parametrize("shape", [(0,), (2, 0), (0, 3)])
 def test_jacobians_of_zero_size_inputs(shape: tuple) -> None:
     # Bug (fuzzer, a program on x of shape (0,)): jacfwd, jacrev and hessian of any function

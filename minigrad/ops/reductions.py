@@ -77,7 +77,9 @@ def reduce_prod(x: Any, axes: Sequence[int]) -> Any:
     return reduce_prod_p.bind(x, axes=axes) if axes else x
 
 
-reduce_prod_p.def_impl(lambda x, *, axes: np.multiply.reduce(x, axis=axes, dtype=x.dtype))
+# (in the logical order, as reduce_sum: the result depends on the values, never the layout)
+reduce_prod_p.def_impl(lambda x, *, axes: np.multiply.reduce(
+    x if x.flags.c_contiguous else np.ascontiguousarray(x), axis=axes, dtype=x.dtype))
 reduce_prod_p.def_abstract_eval(partial(st.reduction_abstract_eval, "reduce_prod"))
 reduce_prod_p.def_batch(partial(st.reduction_batch, reduce_prod_p))
 

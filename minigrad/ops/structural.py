@@ -491,7 +491,12 @@ def reduction_batch(prim: Primitive, axis_size: int, vals: tuple, dims: tuple, *
 # (speed: np.add.reduce is what np.sum calls, without its dispatch. This, the reshape method
 # and broadcast_in_dim's skip of np.broadcast_to are 4.7% of vmap(grad)'s instructions at B=1.)
 # dtype=x.dtype: NumPy would widen an int narrower than 64 bits, against the shape rule.
-reduce_sum_p.def_impl(lambda x, *, axes: np.add.reduce(x, axis=axes, dtype=x.dtype))
+# np.ascontiguousarray: NumPy adds in memory order (pairwise), so a transposed operand would
+# round differently from a contiguous one with the same values; jit's passes change layouts, and
+# jit must give eager's bits. Summing in the logical order makes the result a function of the
+# values alone.
+reduce_sum_p.def_impl(lambda x, *, axes: np.add.reduce(
+    x if x.flags.c_contiguous else np.ascontiguousarray(x), axis=axes, dtype=x.dtype))
 reduce_sum_p.def_abstract_eval(partial(reduction_abstract_eval, "reduce_sum"))
 reduce_sum_p.def_jvp(partial(linear_jvp, reduce_sum_p))
 reduce_sum_p.def_batch(partial(reduction_batch, reduce_sum_p))
