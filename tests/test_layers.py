@@ -17,7 +17,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "minigrad"
 LAYERS = [
     ("flags and default dtypes", ["minigrad.config", "minigrad.dtypes"]),
     ("core", ["minigrad.core"]),
-    ("tree and jaxpr", ["minigrad.tree", "minigrad.api_util", "minigrad.frozen", "minigrad.jaxpr"]),
+    ("tree and jaxpr", ["minigrad.tree.*", "minigrad.tree_util", "minigrad.api_util",
+                        "minigrad.frozen", "minigrad.jaxpr"]),
     ("ops", ["minigrad.ops.*"]),
     ("transforms", ["minigrad.transforms.*"]),
     ("rebinding (in-place updates under transforms)", ["minigrad.rebind"]),
