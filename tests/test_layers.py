@@ -24,6 +24,7 @@ LAYERS = [
     ("rebinding (in-place updates under transforms)", ["minigrad.rebind"]),
     ("staging", ["minigrad.staging.*"]),
     ("user API", ["minigrad.numpy.*", "minigrad.random.*", "minigrad.array", "minigrad.inplace",
+                  "minigrad.api_extras",
                   "minigrad.custom_rules", "minigrad.collectives", "minigrad.graph",
                   "minigrad.lax.*", "minigrad.scipy.*", "minigrad.nn.*", "minigrad"]),
     ("testing", ["minigrad.testing.*"]),
