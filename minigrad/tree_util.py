@@ -30,8 +30,12 @@ from minigrad.tree.pytree import (
 )
 from minigrad.tree.util import (
     Partial,
+    all_leaves,
     register_dataclass,
     register_pytree_node_class,
+    register_pytree_with_keys,
+    register_pytree_with_keys_class,
+    register_static,
     tree_all,
     tree_broadcast,
     tree_reduce,
@@ -39,8 +43,9 @@ from minigrad.tree.util import (
 )
 
 __all__ = ["DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath", "Partial",
-           "PyTreeDef", "SequenceKey", "keystr", "register_dataclass", "register_pytree_node",
-           "register_pytree_node_class", "tree_all", "tree_broadcast", "tree_flatten",
-           "tree_flatten_with_path", "tree_leaves", "tree_leaves_with_path", "tree_map",
-           "tree_map_with_path", "tree_reduce", "tree_structure", "tree_transpose",
+           "PyTreeDef", "SequenceKey", "all_leaves", "keystr", "register_dataclass",
+           "register_pytree_node", "register_pytree_node_class", "register_pytree_with_keys",
+           "register_pytree_with_keys_class", "register_static", "tree_all", "tree_broadcast",
+           "tree_flatten", "tree_flatten_with_path", "tree_leaves", "tree_leaves_with_path",
+           "tree_map", "tree_map_with_path", "tree_reduce", "tree_structure", "tree_transpose",
            "tree_unflatten"]

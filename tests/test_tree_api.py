@@ -216,3 +216,51 @@ def test_matches_jax_structure_errors_and_transpose() -> None:
         [1, 2], [(3, 4), {"a": 5}])
     with pytest.raises(ValueError):
         jax.tree.flatten({1: "a", "b": 2})
+
+
+class Keyed:
+    def __init__(self, a: Any, b: Any) -> None:
+        self.a, self.b = a, b
+
+    def tree_flatten_with_keys(self) -> tuple[tuple, None]:
+        return ((tu.GetAttrKey("a"), self.a), (tu.GetAttrKey("b"), self.b)), None
+
+    @classmethod
+    def tree_unflatten(cls, aux: None, children: Any) -> Keyed:
+        return cls(*children)
+
+
+tu.register_pytree_with_keys_class(Keyed)
+
+
+@tu.register_static
+class Config:
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Config) and other.n == self.n
+
+    def __hash__(self) -> int:
+        return hash(self.n)
+
+
+def test_keyed_and_static_registration_and_treedef_methods() -> None:
+    assert [tu.keystr(p) for p, _ in mg.tree.leaves_with_path([Keyed(1, 2)])] == ["[0].a",
+                                                                                  "[0].b"]
+    assert mg.tree.map(lambda x: x + 1, Keyed(1, 2)).b == 3
+    assert mg.tree.leaves([Config(3), 1]) == [1]
+    assert mg.tree.structure([Config(3)]) != mg.tree.structure([Config(4)])
+    assert tu.all_leaves([1, 2.0]) and not tu.all_leaves([1, None])
+    assert tu.all_leaves([None], is_leaf=lambda x: x is None)
+    td = mg.tree.structure({"a": [1, 2], "b": 3})
+    assert (td.num_nodes, td.num_leaves) == (5, 3)
+    assert td.unflatten([4, 5, 6]) == {"a": [4, 5], "b": 6}
+    assert td.flatten_up_to({"a": [5, 6], "b": (7, 8)}) == [5, 6, (7, 8)]
+
+
+def test_treedef_counts_match_jax() -> None:
+    jax = pytest.importorskip("jax", reason="compares with jax.tree")
+    for tree in CASES:
+        ours, theirs = mg.tree.structure(tree), jax.tree.structure(tree)
+        assert (ours.num_nodes, ours.num_leaves) == (theirs.num_nodes, theirs.num_leaves)

@@ -102,6 +102,19 @@ class PyTreeDef:
         self.children = children
         self.num_leaves: int = 1 if node_type is None else sum(c.num_leaves for c in children)
 
+    @property
+    def num_nodes(self) -> int:
+        """The number of nodes, leaves included (as JAX's)."""
+        return 1 + sum(c.num_nodes for c in self.children)
+
+    def unflatten(self, leaves: Iterable[Any]) -> Any:
+        """``tree_unflatten(self, leaves)``."""
+        return tree_unflatten(self, leaves)
+
+    def flatten_up_to(self, tree: Any) -> list[Any]:
+        """The subtrees of ``tree`` at this structure's leaves (it must be a prefix of it)."""
+        return _flatten_up_to(self, tree, "tree", 0)
+
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, PyTreeDef) and self.node_type is other.node_type
                 and self.aux == other.aux and self.children == other.children)

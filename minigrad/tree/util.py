@@ -161,3 +161,41 @@ def register_dataclass(nodetype: type[T], data_fields: Sequence[str] | None = No
 
     register_pytree_node(nodetype, flatten, unflatten, flatten_with_keys)
     return nodetype
+
+
+def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable[[Any], Any],
+                              unflatten_func: Callable[[Any, Any], Any],
+                              flatten_func: Callable[[Any], Any] | None = None) -> None:
+    """``register_pytree_node`` from the keyed flatten: ``flatten_with_keys(x) -> (((key,
+    child), ...), aux)``; the plain flatten drops the keys unless ``flatten_func`` is given."""
+    def plain(x: Any) -> tuple[list[Any], Any]:
+        pairs, aux = flatten_with_keys(x)
+        return [c for _, c in pairs], aux
+
+    register_pytree_node(nodetype, flatten_func or plain, unflatten_func, flatten_with_keys)
+
+
+def register_pytree_with_keys_class(cls: type[T]) -> type[T]:
+    """Class decorator: register ``cls`` with its ``tree_flatten_with_keys`` method (and its
+    ``tree_flatten`` if it has one) and its ``tree_unflatten`` classmethod."""
+    for name in ("tree_flatten_with_keys", "tree_unflatten"):
+        if not callable(getattr(cls, name, None)):
+            raise TypeError(f"register_pytree_with_keys_class: {getattr(cls, '__name__', cls)} "
+                            f"must define {name}")
+    flat = getattr(cls, "tree_flatten", None)
+    register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(),
+                              cls.tree_unflatten,  # type: ignore[attr-defined]
+                              (lambda x: x.tree_flatten()) if callable(flat) else None)
+    return cls
+
+
+def register_static(cls: type[T]) -> type[T]:
+    """Register ``cls`` as a node without children: an instance is aux data (it must be
+    hashable), part of the structure, never a leaf."""
+    register_pytree_node(cls, lambda x: ((), x), lambda aux, _: aux)
+    return cls
+
+
+def all_leaves(iterable: Any, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """True if every item is a leaf (``None`` is not: it is an empty node)."""
+    return all(tree_structure(x, is_leaf).node_type is None for x in iterable)
