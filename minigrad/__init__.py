@@ -1,6 +1,13 @@
 """minigrad: JAX-style automatic differentiation and vectorization in pure NumPy."""
 
-from minigrad import collectives, lax, nn, numpy, random
+from minigrad import collectives, lax, nn, numpy, random, tree, tree_util  # tree*: issue #34
+from minigrad.api_extras import (  # issue #34
+    ShapeDtypeStruct,
+    ensure_compile_time_eval,
+    eval_shape,
+    jacobian,
+    named_call,
+)
 from minigrad.array import (
     Array,
     Device,
@@ -62,4 +69,7 @@ __all__ = [
     "masked_scatter_", "nn", "numpy", "random", "register_pytree_node", "remat", "tree_flatten",
     "tree_leaves", "tree_map", "tree_structure", "tree_unflatten", "value_and_grad", "vjp",
     "vmap",
+    # Issue #34 (branch nn-tree)
+    "ShapeDtypeStruct", "ensure_compile_time_eval", "eval_shape", "jacobian", "named_call",
+    "tree", "tree_util",
 ]

@@ -123,8 +123,6 @@ def test_allow_int_gives_float0_gradients() -> None:
     (lambda: mg.jit(mnp.sin, device="cpu"), "device"),
     (lambda: mg.jit(mnp.sin, compiler_options={"x": 1}), "compiler_options"),
     (lambda: mg.custom_jvp(mnp.sin, nondiff_argnames=("x",)), "nondiff_argnames"),
-    (lambda: mg.register_pytree_node(type("T", (), {}), lambda t: ((), None),
-                                     lambda a, c: None, lambda t: ()), "flatten_with_keys_func"),
 ])
 def test_unsupported_arguments_are_refused_by_name(call: Any, name: str) -> None:
     with pytest.raises(NotImplementedError, match=f"{name}.*not supported"):

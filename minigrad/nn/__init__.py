@@ -18,6 +18,20 @@ import numpy as np
 from minigrad import numpy as mnp
 from minigrad.core import get_aval
 from minigrad.dtypes import default_float_dtype
+from minigrad.nn import initializers  # issue #34 (branch nn-tree)
+from minigrad.nn.functions import (  # issue #34 (branch nn-tree)
+    celu,
+    dot_product_attention,
+    glu,
+    hard_sigmoid,
+    hard_silu,
+    hard_swish,
+    hard_tanh,
+    relu6,
+    selu,
+    soft_sign,
+    sparse_plus,
+)
 from minigrad.numpy.util import ArrayLike, Axis, asarray, dtype_arg, float_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops.special_functions import erfc
@@ -25,7 +39,10 @@ from minigrad.ops.stop_gradient import stop_gradient
 from minigrad.scipy.special import logsumexp
 
 __all__ = ["elu", "gelu", "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "one_hot",
-           "relu", "sigmoid", "silu", "softmax", "softplus", "standardize", "swish"]
+           "relu", "sigmoid", "silu", "softmax", "softplus", "standardize", "swish",
+           # issue #34 (branch nn-tree)
+           "celu", "dot_product_attention", "glu", "hard_sigmoid", "hard_silu", "hard_swish",
+           "hard_tanh", "initializers", "relu6", "selu", "soft_sign", "sparse_plus"]
 
 
 def _real(x: ArrayLike, fn: str) -> Any:

@@ -6,12 +6,16 @@ and return pytrees; ``in_axes`` and ``out_axes`` are tree *prefixes* of the argu
 
 from __future__ import annotations
 
+import collections
 from typing import Any, Callable, Hashable, Iterable, NamedTuple
 
 
 class _NodeType(NamedTuple):
     to_iterable: Callable[[Any], tuple[Iterable[Any], Hashable]]
     from_iterable: Callable[[Hashable, Iterable[Any]], Any]
+    # (key, child) pairs and aux, for key paths (tree_flatten_with_path); None: the children's
+    # keys are their positions (FlattenedIndexKey). Never used by tree_flatten.
+    to_keyed: Callable[[Any], tuple[Iterable[tuple[Any, Any]], Hashable]] | None = None
 
 
 _registry: dict[type, _NodeType] = {}
@@ -24,30 +28,29 @@ def register_pytree_node(
     flatten_with_keys_func: Callable[..., Any] | None = None,
 ) -> None:
     """Make ``nodetype`` a pytree node: ``flatten(x) -> (children, aux)`` and
-    ``unflatten(aux, children) -> x``. ``aux`` must be hashable and comparable. (JAX's
-    ``flatten_with_keys_func`` is refused: minigrad has no key paths.)"""
-    if flatten_with_keys_func is not None:
-        raise NotImplementedError("register_pytree_node: flatten_with_keys_func is not "
-                                  "supported: minigrad's paths are built from the node's "
-                                  "children; key paths (tree_flatten_with_path) are not")
+    ``unflatten(aux, children) -> x``. ``aux`` must be hashable and comparable.
+    ``flatten_with_keys_func(x) -> (((key, child), ...), aux)`` names the children in key
+    paths (``tree_flatten_with_path``); without it they are ``FlattenedIndexKey(i)``."""
     if not isinstance(nodetype, type):
         raise TypeError(f"register_pytree_node: nodetype must be a class; got "
                         f"{type(nodetype).__name__}")
-    for name, fn in (("flatten", flatten), ("unflatten", unflatten)):
+    for name, fn in (("flatten", flatten), ("unflatten", unflatten),
+                     ("flatten_with_keys_func", flatten_with_keys_func or flatten)):
         if not callable(fn):
             raise TypeError(f"register_pytree_node: {name} must be a callable; got "
                             f"{type(fn).__name__}")
     if nodetype in _registry:
         raise ValueError(f"register_pytree_node: {nodetype.__name__} is already registered")
-    _registry[nodetype] = _NodeType(flatten, unflatten)
+    _registry[nodetype] = _NodeType(flatten, unflatten, flatten_with_keys_func)
 
 
 def _sorted_dict_keys(d: dict) -> list:
     try:
         return sorted(d)
     except TypeError:
-        # Keys of mixed types: JAX sorts them too; we keep a stable order by their repr.
-        return sorted(d, key=repr)
+        # As JAX 0.10: a dict's leaves are in key order, so its keys must be comparable.
+        raise ValueError(f"tree_flatten: a dict's keys must be sortable (its leaves are "
+                         f"in key order); got keys {list(d)!r}") from None
 
 
 register_pytree_node(tuple, lambda t: (t, None), lambda _, c: tuple(c))
@@ -57,6 +60,19 @@ register_pytree_node(
     dict,
     lambda d: ([d[k] for k in _sorted_dict_keys(d)], tuple(_sorted_dict_keys(d))),
     lambda keys, c: dict(zip(keys, c, strict=True)),  # type: ignore[call-overload]
+)
+# As JAX: an OrderedDict keeps its insertion order (and is a node of its own type); a
+# defaultdict sorts its keys and keeps its default_factory.
+register_pytree_node(
+    collections.OrderedDict,
+    lambda d: (list(d.values()), tuple(d)),
+    lambda keys, c: collections.OrderedDict(zip(keys, c, strict=True)),  # type: ignore
+)
+register_pytree_node(
+    collections.defaultdict,
+    lambda d: ([d[k] for k in _sorted_dict_keys(d)],
+               (d.default_factory, tuple(_sorted_dict_keys(d)))),
+    lambda aux, c: collections.defaultdict(aux[0], zip(aux[1], c, strict=True)),  # type: ignore
 )
 
 
@@ -86,6 +102,19 @@ class PyTreeDef:
         self.children = children
         self.num_leaves: int = 1 if node_type is None else sum(c.num_leaves for c in children)
 
+    @property
+    def num_nodes(self) -> int:
+        """The number of nodes, leaves included (as JAX's)."""
+        return 1 + sum(c.num_nodes for c in self.children)
+
+    def unflatten(self, leaves: Iterable[Any]) -> Any:
+        """``tree_unflatten(self, leaves)``."""
+        return tree_unflatten(self, leaves)
+
+    def flatten_up_to(self, tree: Any) -> list[Any]:
+        """The subtrees of ``tree`` at this structure's leaves (it must be a prefix of it)."""
+        return _flatten_up_to(self, tree, "tree", 0)
+
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, PyTreeDef) and self.node_type is other.node_type
                 and self.aux == other.aux and self.children == other.children)
@@ -96,7 +125,7 @@ class PyTreeDef:
     def __repr__(self) -> str:
         if self.node_type is None:
             return "*"
-        inner = ", ".join(map(repr, self.children))
+        inner = ", ".join(repr(c) for c in self.children)
         if self.node_type is tuple:
             return f"({inner}{',' if len(self.children) == 1 else ''})"
         if self.node_type is list:
@@ -205,8 +234,10 @@ def _flatten_up_to(treedef: PyTreeDef, tree: Any, what: str, k: int) -> list[Any
 
 
 def _child_keys(td: PyTreeDef) -> list[str]:
-    if td.node_type is dict:
+    if td.node_type is dict or td.node_type is collections.OrderedDict:
         return [f"[{k!r}]" for k in td.aux]  # type: ignore[attr-defined]
+    if td.node_type is collections.defaultdict:
+        return [f"[{k!r}]" for k in td.aux[1]]  # type: ignore[index]
     fields = getattr(td.node_type, "_fields", None)
     if fields is not None:
         return [f".{name}" for name in fields]
