@@ -27,9 +27,9 @@ from minigrad.custom_rules import custom_jvp
 from minigrad.numpy import reductions as rd
 from minigrad.numpy.util import ArrayLike, Axis, asarray, check_broadcast, float_dtype
 from minigrad.ops import elementwise as ew
-from minigrad.ops import structural as st
 from minigrad.ops import special as _xla
 from minigrad.ops import special_functions as sf
+from minigrad.ops import structural as st
 from minigrad.ops.stop_gradient import stop_gradient
 from minigrad.scipy._ndtr import log_ndtr, ndtr, ndtri
 from minigrad.scipy._util import inexact
