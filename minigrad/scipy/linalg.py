@@ -314,7 +314,7 @@ def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
     permute_l = _bool("lu", "permute_l", permute_l)
     x = _float_matrix("lu", a, square=False)
     factors, _, perm = lf.lu(x)
-    *batch, m, n = get_aval(x).shape
+    m, n = get_aval(x).shape[-2:]
     k = min(m, n)
     dtype = get_aval(x).dtype
     # p[i, j] = 1 where perm[j] == i: a[perm] = l u, so a = p l u
