@@ -1,5 +1,13 @@
-"""``minigrad.scipy.special``: ``logsumexp``, a composite over the reduction primitives.
+"""``minigrad.scipy.special``: jax.scipy.special's functions, composites over minigrad's
+primitives: ``logsumexp``, the error functions (``erf``, ``erfc``, ``erfinv``), ``gammaln``,
+``digamma``, ``xlogy``, ``xlog1py``, ``entr``, ``expit``, ``logit``, the normal distribution's
+``ndtr``, ``log_ndtr`` and ``ndtri`` (``_ndtr.py``), ``softmax`` and ``log_softmax``.
 
+Where JAX gives a function its own derivative (``xlogy``, ``xlog1py``, ``entr``'s ``x log x``,
+``logit``, ``log_ndtr``) so does minigrad, with JAX's formula (``custom_jvp``): the gradients
+agree at the edges too (``xlogy(0, y)`` is 0, its x-derivative ``log y``).
+
+``logsumexp``
 ``log(sum(b * exp(a)))`` is computed as ``m + log(sum(b * exp(a - m)))`` with ``m`` the
 largest element (0 where it is not finite, so an all ``-inf`` slice gives ``-inf`` and a
 ``+inf`` gives ``+inf``), held constant for differentiation: ``m``'s derivative cancels
@@ -13,14 +21,21 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import numpy as mnp
 from minigrad.core import get_aval
+from minigrad.custom_rules import custom_jvp
 from minigrad.numpy import reductions as rd
 from minigrad.numpy.util import ArrayLike, Axis, asarray, check_broadcast, float_dtype
 from minigrad.ops import elementwise as ew
+from minigrad.ops import special as _xla
+from minigrad.ops import special_functions as sf
 from minigrad.ops import structural as st
 from minigrad.ops.stop_gradient import stop_gradient
+from minigrad.scipy._ndtr import log_ndtr, ndtr, ndtri
+from minigrad.scipy._util import inexact
 
-__all__ = ["logsumexp"]
+__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr",
+           "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "softmax", "xlog1py", "xlogy"]
 
 
 def _full(like: Any, value: float) -> Any:
@@ -77,3 +92,144 @@ def logsumexp(a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None,
     if b is None:
         return out
     return ew.select(negative, _full(out, np.nan), out)
+
+
+# --------------------------------------------------------------------------- unary functions
+
+def erf(x: ArrayLike) -> Any:
+    """The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``."""
+    return sf.erf(inexact("erf", x, names=("x",))[0])
+
+
+def erfc(x: ArrayLike) -> Any:
+    """``1 - erf(x)``, accurate where ``erf(x)`` is near 1."""
+    return sf.erfc(inexact("erfc", x, names=("x",))[0])
+
+
+def erfinv(x: ArrayLike) -> Any:
+    """The inverse of ``erf`` on (-1, 1); ``+-inf`` at ``+-1``, NaN outside (XLA's kernel,
+    JAX's values).
+
+    >>> from minigrad.scipy.special import erfinv
+    >>> erfinv(0.5)
+    Array(0.47693628, dtype=float64)
+    """
+    return _xla.erf_inv(inexact("erfinv", x, names=("x",))[0])
+
+
+def gammaln(x: ArrayLike) -> Any:
+    """``log |Gamma(x)|``; ``inf`` at the poles ``0, -1, -2, ...``."""
+    return sf.lgamma(inexact("gammaln", x, names=("x",))[0])
+
+
+def digamma(x: ArrayLike) -> Any:
+    """``d/dx log Gamma(x)``."""
+    return sf.digamma(inexact("digamma", x, names=("x",))[0])
+
+
+def expit(x: ArrayLike) -> Any:
+    """The logistic sigmoid ``1 / (1 + exp(-x))``, from ``exp(-|x|)`` so nothing overflows."""
+    (x,) = inexact("expit", x, names=("x",))
+    pos = x >= 0
+    e = mnp.exp(mnp.where(pos, -x, x))
+    return mnp.where(pos, 1 / (1 + e), e / (1 + e))
+
+
+def _logit_value(x: Any) -> Any:
+    return mnp.log(x / (1 - x))
+
+
+_logit = custom_jvp(_logit_value)
+# out_dot = x_dot / (x (1 - x))
+_logit.defjvps(lambda t, out, x: t / (x * (1 - x)))
+
+
+def logit(x: ArrayLike) -> Any:
+    """``log(x / (1 - x))``, the inverse of ``expit``: ``-inf`` at 0, ``inf`` at 1."""
+    return _logit(inexact("logit", x, names=("x",))[0])
+
+
+# --------------------------------------------------------------------------- x log y
+
+def _xlogy_value(x: Any, y: Any) -> Any:
+    # 0 where x == 0 (also at y == 0), unless y is NaN (SciPy's rule); the unused log sees 1
+    # (the derivative is the rule below, not this formula's)
+    use = (x != 0) | mnp.isnan(y)
+    return mnp.where(use, x * mnp.log(mnp.where(use, y, 1)), mnp.zeros_like(x))
+
+
+_xlogy = custom_jvp(_xlogy_value)
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # out_dot = x_dot log(y) + y_dot x / y
+    (x, y), (x_dot, y_dot) = primals, tangents
+    return _xlogy(x, y), x_dot * mnp.log(y) + y_dot * x / y
+
+
+def xlogy(x: ArrayLike, y: ArrayLike) -> Any:
+    """``x * log(y)``, and 0 where ``x == 0`` (also at ``y == 0``); JAX's derivative
+    ``(log y, x / y)`` everywhere.
+
+    >>> from minigrad.scipy.special import xlogy
+    >>> xlogy(0.0, 0.0)
+    Array(0., dtype=float64)
+    """
+    return _xlogy(*inexact("xlogy", x, y, names=("x", "y")))
+
+
+def _xlog1py_value(x: Any, y: Any) -> Any:
+    use = (x != 0) | mnp.isnan(y)
+    return mnp.where(use, x * mnp.log1p(mnp.where(use, y, 0)), mnp.zeros_like(x))
+
+
+_xlog1py = custom_jvp(_xlog1py_value)
+
+
+@_xlog1py.defjvp
+def _xlog1py_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # out_dot = x_dot log1p(y) + y_dot x / (1 + y)
+    (x, y), (x_dot, y_dot) = primals, tangents
+    return _xlog1py(x, y), x_dot * mnp.log1p(y) + y_dot * x / (1 + y)
+
+
+def xlog1py(x: ArrayLike, y: ArrayLike) -> Any:
+    """``x * log1p(y)``, and 0 where ``x == 0`` (also at ``y == -1``)."""
+    return _xlog1py(*inexact("xlog1py", x, y, names=("x", "y")))
+
+
+def _xlogx_value(x: Any) -> Any:
+    return _xlogy(x, x)
+
+
+_xlogx = custom_jvp(_xlogx_value)
+# out_dot = x_dot (log x + 1)
+_xlogx.defjvps(lambda t, out, x: t * (mnp.log(x) + 1))
+
+
+def entr(x: ArrayLike) -> Any:
+    """The entropy term ``-x log x`` for ``x > 0``, 0 at 0, ``-inf`` below."""
+    (x,) = inexact("entr", x, names=("x",))
+    return mnp.where(x < 0, -np.inf, -_xlogx(x))
+
+
+# --------------------------------------------------------------------------- softmax
+
+def _shifted(x: ArrayLike, axis: Axis, fn: str) -> Any:
+    """``x - max(x)`` over ``axis``, the maximum held constant (its derivative cancels)."""
+    (x,) = inexact(fn, x, names=("x",))
+    return x - stop_gradient(mnp.max(x, axis, keepdims=True))
+
+
+def softmax(x: ArrayLike, /, *, axis: Axis = None) -> Any:
+    """``exp(x) / sum(exp(x))`` over ``axis`` (all axes by default, as SciPy), without
+    overflow."""
+    e = mnp.exp(_shifted(x, axis, "softmax"))
+    return e / mnp.sum(e, axis, keepdims=True)
+
+
+def log_softmax(x: ArrayLike, /, *, axis: Axis = None) -> Any:
+    """``x - logsumexp(x)`` over ``axis`` (all axes by default, as SciPy)."""
+    shifted = _shifted(x, axis, "log_softmax")
+    return shifted - mnp.log(mnp.sum(mnp.exp(shifted), axis, keepdims=True))

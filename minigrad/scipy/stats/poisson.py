@@ -1,0 +1,34 @@
+"""The Poisson distribution with mean ``mu`` (shifted by ``loc``): ``logpmf`` and ``pmf``
+(JAX's formula ``k log mu - lgamma(k + 1) - mu``; ``-inf`` at negative or non-integer ``k``).
+``cdf`` (the regularized incomplete gamma) is not here yet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minigrad import numpy as mnp
+from minigrad.numpy.util import ArrayLike
+from minigrad.scipy._util import inexact
+from minigrad.scipy.special import gammaln, xlogy
+
+__all__ = ["logpmf", "pmf"]
+
+
+def logpmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Any:
+    """``k log mu - log(k!) - mu`` at ``k - loc``.
+
+    >>> from minigrad.scipy.stats import poisson
+    >>> poisson.logpmf(0, 2.0)
+    Array(-2., dtype=float64)
+    """
+    k, mu, loc = inexact("poisson.logpmf", k, mu, loc, names=("k", "mu", "loc"))
+    x = k - loc
+    log_probs = xlogy(x, mu) - gammaln(x + 1) - mu
+    return mnp.where((x < 0) | (mnp.round(k) != k), -np.inf, log_probs)
+
+
+def pmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Any:
+    """``exp(logpmf(k, mu, loc))``."""
+    return mnp.exp(logpmf(k, mu, loc))
