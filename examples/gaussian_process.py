@@ -32,7 +32,7 @@ if args.framework == "jax":
     import jax.numpy as jnp
     import jax.scipy.linalg as sla
 else:  # a JAX program runs on minigrad by changing these three imports
-    import minigrad as jax  # noqa: I001 (the order of the JAX imports above)
+    import minigrad as jax
     import minigrad.numpy as jnp
     import minigrad.scipy.linalg as sla
 
