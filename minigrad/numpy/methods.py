@@ -108,8 +108,30 @@ def _array_ufunc(self: Tracer, ufunc: Any, method: str, *inputs: Any, **kwargs: 
     return fn(*inputs)
 
 
+def _namesake(func: Any) -> Callable[..., Any] | None:
+    """minigrad.numpy's function of the same name as NumPy's ``func`` (np.einsum,
+    np.linalg.solve, np.fft.fft ...), or None; looked up on first use (the namespace is not
+    complete while this module is imported) and remembered."""
+    import importlib
+
+    module = getattr(func, "__module__", None) or ""
+    if module != "numpy" and not module.startswith("numpy."):
+        return None
+    sub = module.split(".")[1:2]  # numpy.linalg -> minigrad.numpy.linalg; numpy._core -> top
+    try:
+        ours = importlib.import_module("minigrad.numpy" + (
+            f".{sub[0]}" if sub and not sub[0].startswith("_") else ""))
+    except ImportError:
+        return None
+    fn = getattr(ours, func.__name__, None) if func.__name__ in getattr(ours, "__all__", ()) \
+        else None
+    if fn is not None:
+        _FUNCTIONS[func] = fn
+    return fn
+
+
 def _array_function(self: Tracer, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
-    fn = _FUNCTIONS.get(func)
+    fn = _FUNCTIONS.get(func) or _namesake(func)
     if fn is None:
         name = f"{getattr(func, '__module__', None) or 'numpy'}.{func.__name__}"
         raise TypeError(f"{name} is not supported on minigrad tracers; use the "
