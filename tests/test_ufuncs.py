@@ -352,3 +352,19 @@ def test_x64_off_gives_jaxs_32_bit_world() -> None:
         assert mnp.left_shift(np.array([1], np.int64), 40).dtype == np.int32
         np.testing.assert_array_equal(mnp.left_shift(np.array([1], np.int64), 40), [0])
         assert mnp.result_type(np.float64, 1) == np.float32
+
+
+@quiet
+def test_an_arrays_floor_division_operators_are_floor_divides() -> None:
+    # minigrad.Array's //, reflected // and //= (NumPy's own operators give -1.0 and NaN here)
+    x, y = mnp.asarray([-1.0, np.inf, 7.0]), mnp.asarray([np.inf, 2.0, 2.0])
+    want = np.array([-0.0, np.inf, 3.0])
+    same(x // y, want)
+    same(np.asarray(x).tolist() // y, want)
+    before = x
+    x //= y
+    assert x is before
+    same(x, want)
+    i = mnp.asarray([7, -7])
+    i //= 2
+    same(i, np.array([3, -4]))

@@ -4,8 +4,9 @@
 sign fix-ups of NumPy's ``npy_divmod``: floats bit for bit as NumPy (x // 0 is +-inf or NaN,
 x % 0 NaN) except where an operand is infinite, where ``floor_divide`` follows the array API
 standard (``floor(x / y)``: NumPy gives -1 for ``-1 // inf`` and NaN for ``inf // 2``);
-integers through ``integer_div`` (x // 0 and x % 0 are 0 as in NumPy, never XLA's -1 and x). ``power`` follows jax.numpy's dispatch (a concrete integer exponent uses
-``integer_pow``) with NumPy's dtypes and NumPy's error for integers to negative powers.
+integers through ``integer_div`` (x // 0 and x % 0 are 0 as in NumPy, never XLA's -1 and x).
+``power`` follows jax.numpy's dispatch (a concrete integer exponent uses ``integer_pow``)
+with NumPy's dtypes and NumPy's error for integers to negative powers.
 """
 
 from __future__ import annotations
