@@ -52,6 +52,7 @@ def fft(x: Any, fft_type: str, fft_lengths: Sequence[int]) -> Any:
 @fft_p.def_impl
 def _fft_impl(x: np.ndarray, *, fft_type: str, fft_lengths: tuple) -> np.ndarray:
     axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
+    out: np.ndarray
     if fft_type == "fft":
         out = np.fft.fftn(x, axes=axes)
     elif fft_type == "ifft":

@@ -14,8 +14,8 @@ from minigrad.ops.fft import fft_p
 from minigrad.testing.records_complex import C64, C128, complex_normal
 from minigrad.testing.samples import F32, F64, OpRecord, normal
 
-_NUMPY = {"fft": np.fft.fftn, "ifft": np.fft.ifftn, "rfft": np.fft.rfftn,
-          "irfft": np.fft.irfftn}
+_NUMPY: dict[str, Callable[..., np.ndarray]] = {
+    "fft": np.fft.fftn, "ifft": np.fft.ifftn, "rfft": np.fft.rfftn, "irfft": np.fft.irfftn}
 
 
 def _reference(fft_type: str, out_dtype: np.dtype) -> Callable[..., Any]:
