@@ -90,3 +90,21 @@ def test_complex_expm1_is_accurate_near_zero() -> None:
     z = np.array([1e-12 + 1e-12j, -3e-9 + 2e-10j, 0.5 - 2j])
     np.testing.assert_allclose(mnp.expm1(z), np.expm1(z), rtol=1e-14)
     np.testing.assert_allclose(mnp.expm1(z.astype(np.complex64)), np.expm1(z), rtol=1e-6)
+
+
+def test_pinv_of_complex_matrices_through_the_real_embedding() -> None:
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4))
+    np.testing.assert_allclose(mnp.linalg.pinv(a), np.linalg.pinv(a), atol=1e-13)
+    assert mnp.linalg.pinv(a.astype(np.complex64)).dtype == np.complex64
+    h = a[0] @ a[0].conj().T
+    np.testing.assert_allclose(mnp.linalg.pinv(h, hermitian=True),
+                               np.linalg.pinv(h, hermitian=True), atol=1e-12)
+    # a rank-deficient matrix: the cutoff drops the same singular values as NumPy's
+    low = a[0][:, :1] @ a[0][:1, :]
+    np.testing.assert_allclose(mnp.linalg.pinv(low, rtol=1e-10),
+                               np.linalg.pinv(low, rcond=1e-10), atol=1e-12)
+    check_jvp(mnp.linalg.pinv, [a[0]])
+    check_vjp(mnp.linalg.pinv, [a[0]])
+    np.testing.assert_allclose(mg.vmap(mnp.linalg.pinv)(a), np.linalg.pinv(a), atol=1e-13)
+    np.testing.assert_allclose(mg.jit(mnp.linalg.pinv)(a), np.linalg.pinv(a), atol=1e-13)
