@@ -19,6 +19,7 @@ from minigrad.numpy import nanfunctions as _nanfunctions
 from minigrad.numpy import reductions as _reductions
 from minigrad.numpy import selection as _selection
 from minigrad.numpy import setops as _setops
+from minigrad.numpy import shape as _shape
 from minigrad.numpy import sorting as _sorting
 from minigrad.numpy import statistics as _statistics
 from minigrad.numpy import ufuncs as _ufuncs
@@ -196,3 +197,34 @@ Tracer.T = property(transpose)  # type: ignore[attr-defined]
 Tracer.at = property(IndexUpdateHelper)  # type: ignore[attr-defined]
 Tracer.real = property(_selection.real)  # type: ignore[attr-defined]
 Tracer.imag = property(_selection.imag)  # type: ignore[attr-defined]
+
+# The array API standard's members of an array, on tracers as on eager Arrays: code written
+# against ``xp = x.__array_namespace__()`` then runs under every transform.
+
+
+def _array_namespace(self: Tracer, /, *, api_version: str | None = None) -> Any:
+    """minigrad.numpy (the array API namespace of minigrad's arrays and tracers)."""
+    from minigrad.array import array_namespace
+
+    return array_namespace(api_version)
+
+
+def _to_device(self: Tracer, device: Any, /, *, stream: Any = None) -> Tracer:
+    from minigrad.array import check_device
+
+    check_device(device, "to_device")
+    if stream is not None:
+        raise ValueError(f"to_device: stream must be None on the CPU; got {stream!r}")
+    return self
+
+
+def _device(self: Tracer) -> Any:
+    from minigrad.array import CPU
+
+    return CPU
+
+
+Tracer.__array_namespace__ = _array_namespace  # type: ignore[attr-defined]
+Tracer.to_device = _to_device  # type: ignore[attr-defined]
+Tracer.device = property(_device)  # type: ignore[attr-defined]
+Tracer.mT = property(_shape.matrix_transpose)  # type: ignore[attr-defined]

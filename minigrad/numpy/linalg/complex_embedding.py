@@ -14,7 +14,7 @@ the real function's and ``ops/complex.py``'s: nothing new to prove.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from minigrad.core import get_aval
 from minigrad.numpy.linalg._common import matrix_operand
@@ -32,18 +32,18 @@ def embed(a: Any) -> Any:
     return st.concatenate([top, bottom], nd - 2)
 
 
-def complex_pinv(a: Any, rtol: Any, hermitian: bool) -> Any:
-    """``pinv`` of complex ``a`` (``minigrad.numpy.linalg.pinv`` dispatches here)."""
-    from minigrad.numpy.linalg.solvers import _default_rtol, _pinv
-
+def complex_pinv(a: Any, rtol: Any, hermitian: bool, real_pinv: Callable[..., Any],
+                 default_rtol: Callable[[int, int, Any], float]) -> Any:
+    """``pinv`` of complex ``a`` from ``real_pinv(x, rtol, hermitian)`` of real matrices
+    (``minigrad.numpy.linalg.pinv`` dispatches here, handing over its own)."""
     matrix_operand(cx.real(a), "pinv", square=bool(hermitian))  # (the shape checks)
     *batch, m, n = get_aval(a).shape
     dtype = cx.real_dtype(get_aval(a).dtype)
     if m == 0 or n == 0:
         return st.full((*batch, n, m), 0, get_aval(a).dtype)
     if rtol is None:
-        rtol = _default_rtol(m, n, dtype)
-    p = _pinv(embed(a), rtol, bool(hermitian))  # R(pinv(a)), (..., 2n, 2m)
+        rtol = default_rtol(m, n, dtype)
+    p = real_pinv(embed(a), rtol, bool(hermitian))  # R(pinv(a)), (..., 2n, 2m)
     nd = len(batch)
     start = (0,) * (nd + 2)
     re = st.slice_array(p, start, (*batch, n, m), (1,) * (nd + 2))
