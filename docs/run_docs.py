@@ -9,8 +9,9 @@ checked. Outputs are never typed by hand: write an empty ```text block after the
 
 Words after ``python`` on the opening fence change how the block runs:
 
-* ``torch`` / ``jax``: needs that package; when it is not importable the block is skipped (and
-  its output block left as it is). Later blocks that use its names must carry the word too.
+* ``torch`` / ``jax`` / ``scipy``: needs that package; when it is not importable the block is
+  skipped (and its output block left as it is). Later blocks that use its names must carry
+  the word too.
 * ``nocompare``: runs, but its output is not compared (timings, memory); ``--update`` still
   rewrites the output block, so the page shows a real run.
 * ``raises``: the block must raise; the exception's last line (``TypeError: ...``) is appended
@@ -51,7 +52,7 @@ UPDATE_COMMAND = "python docs/run_docs.py --update"
 
 CODE_LANGS = {"python", "py"}
 OUTPUT_LANGS = {"text", "output"}
-REQUIRES = {"torch", "jax"}  # optional packages a block may need
+REQUIRES = {"torch", "jax", "scipy"}  # optional packages a block may need
 FLAGS = REQUIRES | {"nocompare", "raises", "norun"}
 
 # Pages (relative to the repository root) that run but whose output blocks are not compared.

@@ -116,6 +116,27 @@ class Array(np.ndarray, metaclass=abc.ABCMeta):
 
         return getitem(self, key)
 
+    # ----------------------------------------------------------------- floor division
+    # NumPy's // with an infinite operand is not the array API standard's floor(x / y) (-1 // inf
+    # is -1.0, inf // 2 NaN): minigrad.numpy.floor_divide's values, as a tracer's // has.
+
+    def __floordiv__(self, other: Any) -> Any:
+        from minigrad.numpy.division import floor_divide  # (built above this module)
+
+        return floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        from minigrad.numpy.division import floor_divide
+
+        return floor_divide(other, self)
+
+    def __ifloordiv__(self, other: Any) -> Any:
+        # in place, as NumPy's //=: the result cast back to this array's dtype (same_kind)
+        from minigrad.numpy.division import floor_divide
+
+        np.copyto(self, floor_divide(self, other), casting="same_kind")
+        return self
+
     @property
     def at(self) -> Any:
         """JAX's functional updates: ``x.at[key].set(v)``, ``.add(v)`` ... (a new Array; the

@@ -120,9 +120,9 @@ def test_dtypes(case: Case) -> None:
 
 
 def is_differentiable(case: Case) -> bool:
-    """A floating output that depends on a floating operand."""
-    floating = [np.asarray(o).dtype.kind == "f" for o in draw_operands(case)]
-    return case.record.expected_dtype(case.dtype).kind == "f" and any(floating)
+    """A floating (or complex) output that depends on a floating (or complex) operand."""
+    floating = [np.asarray(o).dtype.kind in "fc" for o in draw_operands(case)]
+    return case.record.expected_dtype(case.dtype).kind in "fc" and any(floating)
 
 
 NON_DIFFERENTIABLE = [c for c in CASES if not is_differentiable(c)]

@@ -73,13 +73,32 @@ def test_integer_division_family_is_numpys(dtype: np.dtype, data: st.DataObject)
 @given(data=st.data())
 def test_float_division_family_is_numpys(dtype: np.dtype, data: st.DataObject) -> None:
     x, y = data.draw(float_pairs(dtype))
-    same(mnp.floor_divide(x, y), np.floor_divide(x, y))
+    same(mnp.floor_divide(x, y), standard_floor_divide(x, y))
     same(mnp.fmod(x, y), np.fmod(x, y))
-    # remainder's zeros keep fmod's sign (JAX's choice, for the derivative): values only
-    same(mnp.remainder(x, y), np.remainder(x, y), signed_zeros=False)
+    same(mnp.remainder(x, y), np.remainder(x, y))
     q, r = mnp.divmod(x, y)
-    same(q, np.floor_divide(x, y))
-    same(r, np.remainder(x, y), signed_zeros=False)
+    same(q, standard_floor_divide(x, y))
+    same(r, np.remainder(x, y))
+
+
+def standard_floor_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """NumPy's floor_divide, except with an infinite operand: the array API standard's
+    ``floor(x / y)`` (NumPy: ``-1 // inf`` is -1, ``inf // 2`` NaN; the standard: -0.0, inf)."""
+    with np.errstate(all="ignore"):
+        return np.where(np.isinf(x) | np.isinf(y), np.floor(x / y), np.floor_divide(x, y))
+
+
+def test_floor_divide_and_remainder_special_cases_are_the_standards() -> None:
+    inf = np.inf
+    x = np.array([-1.0, 1.0, 1.0, -1.0, inf, inf, -inf, -inf, 0.0, -0.0])
+    y = np.array([inf, -inf, inf, -inf, 2.0, -2.0, 2.0, -2.0, -1.0, 1.0])
+    same(mnp.floor_divide(x, y), np.array([-0.0, -0.0, 0.0, 0.0, inf, -inf, -inf, inf,
+                                           -0.0, -0.0]))
+    same(mg.jit(mnp.floor_divide)(x, y), mnp.floor_divide(x, y))
+    # the floored remainder's zero takes y's sign; its derivative in x stays 1
+    same(mnp.remainder(x[8:], y[8:]), np.array([-0.0, 0.0]))
+    assert float(mg.grad(mnp.remainder)(0.0, -1.0)) == 1.0
+    assert float(mg.jit(mg.grad(mnp.remainder))(-0.0, 1.0)) == 1.0
 
 
 @quiet
@@ -87,8 +106,9 @@ def test_division_family_under_jit_and_vmap() -> None:
     x = np.array([7.0, -7.0, 7.0, -7.0, 0.0, -0.0, 5.0, np.inf, 2.0])
     y = np.array([2.0, 2.0, -2.0, -2.0, -3.0, 3.0, 0.0, 2.0, np.inf])
     for fn in (mnp.floor_divide, mnp.remainder, mnp.fmod):
-        same(mg.jit(fn)(x, y), getattr(np, fn.__name__)(x, y), fn is not mnp.remainder)
-        same(mg.vmap(fn)(x, y), getattr(np, fn.__name__)(x, y), fn is not mnp.remainder)
+        want = (standard_floor_divide if fn is mnp.floor_divide else getattr(np, fn.__name__))
+        same(mg.jit(fn)(x, y), want(x, y))
+        same(mg.vmap(fn)(x, y), want(x, y))
     xi, yi = np.array([7, -7, 7, -7, 0, 5]), np.array([2, 2, -2, -2, 0, 0])
     same(mg.jit(operator.floordiv)(xi, yi), xi // yi)
     same(mg.vmap(mnp.remainder)(xi, yi), xi % yi)
@@ -332,3 +352,19 @@ def test_x64_off_gives_jaxs_32_bit_world() -> None:
         assert mnp.left_shift(np.array([1], np.int64), 40).dtype == np.int32
         np.testing.assert_array_equal(mnp.left_shift(np.array([1], np.int64), 40), [0])
         assert mnp.result_type(np.float64, 1) == np.float32
+
+
+@quiet
+def test_an_arrays_floor_division_operators_are_floor_divides() -> None:
+    # minigrad.Array's //, reflected // and //= (NumPy's own operators give -1.0 and NaN here)
+    x, y = mnp.asarray([-1.0, np.inf, 7.0]), mnp.asarray([np.inf, 2.0, 2.0])
+    want = np.array([-0.0, np.inf, 3.0])
+    same(x // y, want)
+    same(np.asarray(x).tolist() // y, want)
+    before = x
+    x //= y
+    assert x is before
+    same(x, want)
+    i = mnp.asarray([7, -7])
+    i //= 2
+    same(i, np.array([3, -4]))

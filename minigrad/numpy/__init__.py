@@ -21,6 +21,7 @@ from minigrad.numpy import cumulative as _cumulative
 from minigrad.numpy import division as _division
 from minigrad.numpy import dtypes as _dtypes
 from minigrad.numpy import einsum as _einsum
+from minigrad.numpy import fft as fft  # (minigrad.numpy.fft, as jnp.fft)
 from minigrad.numpy import index_tricks as _index_tricks
 from minigrad.numpy import indexing as _indexing
 from minigrad.numpy import joining as _joining
@@ -58,7 +59,7 @@ from minigrad.numpy.ufuncs import *  # noqa: F403
 bool = _np.bool_
 _array_module.register_namespace(sys.modules[__name__])  # Array.__array_namespace__
 
-__all__ = sorted({"bool", "linalg", "ndarray", *_array_api.__all__, *_at.__all__,
+__all__ = sorted({"bool", "fft", "linalg", "ndarray", *_array_api.__all__, *_at.__all__,
                   *_bitwise.__all__, *_contractions.__all__, *_creation.__all__,
                   *_division.__all__, *_dtypes.__all__, *_einsum.__all__,
                   *_index_tricks.__all__, *_indexing.__all__, *_joining.__all__,

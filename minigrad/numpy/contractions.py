@@ -33,6 +33,7 @@ from minigrad.numpy.util import (
     promote,
     result_dtype,
 )
+from minigrad.ops import complex as cx
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 
@@ -78,12 +79,9 @@ def operands(fn: str, *xs: ArrayLike, precision: Any = None,
     return [ew.convert_element_type(x, dtype) for x in arrays]
 
 
-def _real(fn: str, *xs: Any) -> None:
-    """vdot and vecdot conjugate their first operand; minigrad has no complex conjugate."""
-    if any(get_aval(x).dtype.kind == "c" for x in xs):
-        raise TypeError(f"{fn}: the operands must be real (complex ones would need the "
-                        f"conjugate, which minigrad does not have); got "
-                        f"{', '.join(str(get_aval(x).dtype) for x in xs)}")
+def _conj(x: Any) -> Any:
+    """vdot and vecdot conjugate their first operand (a complex one: ``ops/complex.py``)."""
+    return cx.conj(x) if get_aval(x).dtype.kind == "c" else x
 
 
 _PLAIN = (np.ndarray, core.eager_array_type)
@@ -179,10 +177,10 @@ def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
 
 def vdot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
          preferred_element_type: Any = None) -> Any:
-    """The inner product of the flattened arrays (real: no conjugation to do)."""
+    """The inner product of the flattened arrays, the first conjugated."""
     x, y = operands("vdot", a, b, precision=precision,
                     preferred_element_type=preferred_element_type)
-    _real("vdot", x, y)
+    x = _conj(x)
     if get_aval(x).size != get_aval(y).size:
         raise ValueError(f"vdot: the operands must have as many elements; got shapes "
                          f"{get_aval(x).shape} and {get_aval(y).shape}")
@@ -270,10 +268,10 @@ def tensordot(a: ArrayLike, b: ArrayLike, axes: Any = 2, *, precision: Any = Non
 def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = None,
            preferred_element_type: Any = None) -> Any:
     """The dot product of vectors along ``axis`` (of the broadcast shape); the other axes
-    broadcast (real: no conjugation)."""
+    broadcast; ``x1`` is conjugated."""
     x, y = operands("vecdot", x1, x2, precision=precision,
                     preferred_element_type=preferred_element_type)
-    _real("vecdot", x, y)
+    x = _conj(x)
     xs, ys = get_aval(x).shape, get_aval(y).shape
     if not xs or not ys:
         raise ValueError(f"vecdot: operands must be at least 1-D; got shapes {xs} and {ys}")

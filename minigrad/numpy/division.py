@@ -2,9 +2,11 @@
 
 ``floor_divide``, ``remainder`` and ``divmod`` are ``rem`` (C's fmod) and a division with the
 sign fix-ups of NumPy's ``npy_divmod``: floats bit for bit as NumPy (x // 0 is +-inf or NaN,
-x % 0 NaN), integers through ``integer_div`` (x // 0 and x % 0 are 0 as in NumPy, never XLA's
--1 and x). ``power`` follows jax.numpy's dispatch (a concrete integer exponent uses
-``integer_pow``) with NumPy's dtypes and NumPy's error for integers to negative powers.
+x % 0 NaN) except where an operand is infinite, where ``floor_divide`` follows the array API
+standard (``floor(x / y)``: NumPy gives -1 for ``-1 // inf`` and NaN for ``inf // 2``);
+integers through ``integer_div`` (x // 0 and x % 0 are 0 as in NumPy, never XLA's -1 and x).
+``power`` follows jax.numpy's dispatch (a concrete integer exponent uses ``integer_pow``)
+with NumPy's dtypes and NumPy's error for integers to negative powers.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from minigrad.numpy.util import OPERATORS, ArrayLike, asarray, promotion_key
 from minigrad.ops import binary as bi
 from minigrad.ops import elementwise as ew
 from minigrad.ops import unary as un
+from minigrad.ops.stop_gradient import stop_gradient
 
 __all__ = [  # what minigrad.numpy exports from here
     "divmod", "float_power", "floor_divide", "fmod", "frexp", "ldexp", "mod", "modf", "pow",
@@ -46,7 +49,7 @@ def _divmod_floats(x: Any, y: Any, want_div: bool = True) -> tuple[Any, Any]:
     """NumPy's npy_divmod: (floor(x / y), x - y floor(x / y)) without a rounding of x / y."""
     mod = bi.rem(x, y)
     fix = _sign_fix(x, y, mod)
-    floored_mod = ew.select(fix, ew.add(mod, y), mod)
+    floored_mod = _zero_with_sign_of(ew.select(fix, ew.add(mod, y), mod), y)
     if not want_div:
         return None, floored_mod
     div = ew.div(ew.sub(x, mod), y)  # (exact up to one rounding: x - mod is a multiple of y)
@@ -59,8 +62,26 @@ def _divmod_floats(x: Any, y: Any, want_div: bool = True) -> tuple[Any, Any]:
     quotient = un.floor(ew.div(x, y))  # (floor keeps a zero's sign)
     signed_zero = ew.select(un.signbit(quotient), _const(div, -0.0), _const(div, 0.0))
     floordiv = ew.select(ew.eq(div, _const(div, 0)), signed_zero, floordiv)
+    # by zero, and with an infinite operand, the array API standard's floor(x / y): a finite x
+    # by +-inf is a signed zero (NumPy: -1 where the signs differ), an infinite x by a finite
+    # y is +-inf (NumPy: NaN)
+    infinite = ew.select(un.is_finite(x), ew.eq(un.abs_(y), _const(y, math.inf)),
+                         ew.eq(un.abs_(x), _const(x, math.inf)))
     floordiv = ew.select(ew.eq(y, _const(y, 0)), quotient, floordiv)
+    floordiv = ew.select(infinite, quotient, floordiv)
     return floordiv, floored_mod
+
+
+def _zero_with_sign_of(mod: Any, y: Any) -> Any:
+    """``mod``, whose zeros take the sign of ``y`` (NumPy's and the array API standard's
+    floored remainder: ``0.0 % -1.0`` is -0.0), with ``mod``'s derivative kept there: the zero
+    is ``z + -(stop_gradient(mod) - mod)``, whose value is ``z + -0.0 = z`` for either signed
+    zero ``z`` and whose tangent is ``mod``'s."""
+    is_zero = ew.eq(mod, _const(mod, 0))
+    zero = ew.select(is_zero, mod, _const(mod, 0))  # (no inf - inf where mod is not zero)
+    z = ew.select(un.signbit(y), _const(mod, -0.0), _const(mod, 0.0))
+    carried = ew.add(z, ew.neg(ew.sub(stop_gradient(zero), zero)))
+    return ew.select(is_zero, carried, mod)
 
 
 def _divmod_integers(x: Any, y: Any) -> tuple[Any, Any]:
@@ -93,7 +114,8 @@ def floor_divide(x1: ArrayLike, x2: ArrayLike, /) -> Any:
 
 def remainder(x1: ArrayLike, x2: ArrayLike, /) -> Any:
     """``x1 % x2`` with the sign of ``x2``; integer ``x % 0`` is 0 as in NumPy. A zero result
-    keeps C's sign (that of ``x1``), as JAX, so the derivative is 1 there too.
+    takes the sign of ``x2``, as NumPy and the array API standard (JAX: that of ``x1``); the
+    derivative is 1 there too, as JAX.
 
     >>> import numpy as np, minigrad.numpy as mnp
     >>> mnp.remainder(np.array([-7.0, 7.0, 4.0]), np.array([2.0, -2.0, -2.0]))

@@ -21,6 +21,7 @@ from minigrad.numpy import nanfunctions as _nanfunctions
 from minigrad.numpy import reductions as _reductions
 from minigrad.numpy import selection as _selection
 from minigrad.numpy import setops as _setops
+from minigrad.numpy import shape as _shape
 from minigrad.numpy import sorting as _sorting
 from minigrad.numpy import statistics as _statistics
 from minigrad.numpy import ufuncs as _ufuncs
@@ -216,33 +217,21 @@ for _name, _method in _TRACER_METHODS.items():
     setattr(Tracer, _name, _method)
 Tracer.T = property(transpose)  # type: ignore[attr-defined]
 
-# the rest of jax.Array's methods and properties that mean something on a traced value
+# the rest of jax.Array's methods and properties that mean something on a traced value (the
+# array API's members follow below)
 def _copy(x: Any) -> Any:
     from minigrad.numpy.creation import array
     return array(x, copy=True)
 
 
-def _tracer_device(x: Any) -> Any:
-    from minigrad.array import CPU
-    return CPU
-
-
-def _to_device(x: Any, device: Any, /, *, stream: Any = None) -> Any:
-    from minigrad.array import check_device
-    check_device(device, "to_device")
-    return x
-
-
 _TRACER_METHODS_MORE: dict[str, Callable[..., Any]] = {
     "copy": _copy, "flatten": lambda x, order="C": _copy(ravel(x, order)),
     "diagonal": _creation.diagonal, "repeat": _joining.repeat,
-    "argpartition": _sorting.argpartition, "to_device": _to_device,
+    "argpartition": _sorting.argpartition,
     "block_until_ready": lambda x: x,
 }
 for _name, _method in _TRACER_METHODS_MORE.items():
     setattr(Tracer, _name, _method)
-Tracer.mT = property(lambda x: swapaxes(x, -1, -2))  # type: ignore[attr-defined]
-Tracer.device = property(_tracer_device)  # type: ignore[attr-defined]
 Tracer.itemsize = property(lambda x: np.dtype(x.dtype).itemsize)  # type: ignore[attr-defined]
 Tracer.nbytes = property(lambda x: np.dtype(x.dtype).itemsize * x.size)  # type: ignore[attr-defined]
 
@@ -250,3 +239,34 @@ Tracer.nbytes = property(lambda x: np.dtype(x.dtype).itemsize * x.size)  # type:
 Tracer.at = property(IndexUpdateHelper)  # type: ignore[attr-defined]
 Tracer.real = property(_selection.real)  # type: ignore[attr-defined]
 Tracer.imag = property(_selection.imag)  # type: ignore[attr-defined]
+
+# The array API standard's members of an array, on tracers as on eager Arrays: code written
+# against ``xp = x.__array_namespace__()`` then runs under every transform.
+
+
+def _array_namespace(self: Tracer, /, *, api_version: str | None = None) -> Any:
+    """minigrad.numpy (the array API namespace of minigrad's arrays and tracers)."""
+    from minigrad.array import array_namespace
+
+    return array_namespace(api_version)
+
+
+def _to_device(self: Tracer, device: Any, /, *, stream: Any = None) -> Tracer:
+    from minigrad.array import check_device
+
+    check_device(device, "to_device")
+    if stream is not None:
+        raise ValueError(f"to_device: stream must be None on the CPU; got {stream!r}")
+    return self
+
+
+def _device(self: Tracer) -> Any:
+    from minigrad.array import CPU
+
+    return CPU
+
+
+Tracer.__array_namespace__ = _array_namespace  # type: ignore[attr-defined]
+Tracer.to_device = _to_device  # type: ignore[attr-defined]
+Tracer.device = property(_device)  # type: ignore[attr-defined]
+Tracer.mT = property(_shape.matrix_transpose)  # type: ignore[attr-defined]

@@ -1,9 +1,9 @@
 """Elementwise functions that choose between values: ``where``, ``clip``, ``fmax``/``fmin``,
 ``heaviside``, ``copysign``, ``nan_to_num``, ``isclose``, and the complex-number accessors
-``real``/``imag``/``conj`` (real dtypes only, for now). Each is a ``select`` over comparisons,
-so each passes the derivative of the value it chose (JAX's gradients at the ties: ``clip`` is
-``minimum(hi, maximum(lo, x))`` and splits a bound's derivative half and half; ``fmax`` gives
-a tie to its second argument).
+``real``/``imag``/``conj`` (``ops/complex.py``'s primitives for complex operands). Each of the
+others is a ``select`` over comparisons, so each passes the derivative of the value it chose
+(JAX's gradients at the ties: ``clip`` is ``minimum(hi, maximum(lo, x))`` and splits a bound's
+derivative half and half; ``fmax`` gives a tie to its second argument).
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import numpy as np
 
 from minigrad.core import get_aval
 from minigrad.numpy import util
-from minigrad.numpy.util import ArrayLike, asarray, promotion_key
+from minigrad.numpy.util import ArrayLike, asarray
 from minigrad.ops import binary as bi
+from minigrad.ops import complex as cx
 from minigrad.ops import elementwise as ew
 from minigrad.ops import unary as un
 
@@ -154,28 +155,28 @@ def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike
 # --------------------------------------------------------------------------- complex parts
 
 
-def _real_only(x: ArrayLike, name: str) -> Any:
-    key = promotion_key(x, name)
-    if key is complex or (isinstance(key, np.dtype) and key.kind == "c"):
-        raise TypeError(f"{name}: complex arrays are not supported by minigrad.numpy yet; got "
-                        f"{key.name if isinstance(key, np.dtype) else 'a Python complex'}")
-    return asarray(x)
+def _is_complex(x: Any) -> bool:
+    return bool(get_aval(x).dtype.kind == "c")
 
 
 def real(val: ArrayLike, /) -> Any:
-    """The real part: of a real array, a copy of it."""
-    return util.copy_of(_real_only(val, "real"))
+    """The real part (a float array of the same precision); of a real array, a copy of it."""
+    x = asarray(val)
+    return cx.real(x) if _is_complex(x) else util.copy_of(x)
 
 
 def imag(val: ArrayLike, /) -> Any:
-    """The imaginary part: zeros of a real array's dtype."""
-    x = _real_only(val, "imag")
-    return ew.full_like(x, 0)
+    """The imaginary part (a float array of the same precision); zeros of a real array's
+    dtype."""
+    x = asarray(val)
+    return cx.imag(x) if _is_complex(x) else ew.full_like(x, 0)
 
 
 def conj(x: ArrayLike, /) -> Any:
     """The complex conjugate: of a real array, a copy of it (bools become int8, as NumPy)."""
-    _real_only(x, "conj")
+    x = asarray(x)
+    if _is_complex(x):
+        return cx.conj(x)
     return util.copy_of(util.unary_operand(np.conjugate, "conj", x))
 
 

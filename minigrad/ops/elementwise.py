@@ -369,6 +369,10 @@ def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool = False
         bad = x[(x < info.min) | (x > info.max)]
         if bad.size:
             raise OverflowError(f"Python integer {bad.flat[0]} out of bounds for {new_dtype}")
+    if x.dtype.kind == "c" and new_dtype.kind in "iuf":  # (to bool: nonzero, either part)
+        # the real part, as NumPy's cast (without its warning) and lax's: also the transpose
+        # of real -> complex for the pairing Re(sum(a b)) (ops/complex.py)
+        x = x.real
     return x.astype(new_dtype)
 
 

@@ -27,13 +27,16 @@ _FD = {np.dtype(np.float64): (1e-6, 1e-5), np.dtype(np.float32): (1e-2, 3e-2),
 
 
 def _fd(dtype: np.dtype) -> tuple[float, float]:
-    return _FD.get(np.dtype(dtype), (1e-6, 1e-5))
+    # (a complex dtype: its parts' precision)
+    dtype = np.dtype(dtype)
+    part = np.dtype(np.finfo(dtype).dtype) if dtype.kind == "c" else dtype
+    return _FD.get(part, (1e-6, 1e-5))
 
 
 def _fd_for(*arrays: Any) -> tuple[float, float]:
     """The step and tolerance of the coarsest floating dtype among ``arrays`` (inputs and
     outputs both: a float32 output cannot resolve a float64-sized step)."""
-    steps = [_fd(get_aval(a).dtype) for a in arrays if _is_float(a)]
+    steps = [_fd(get_aval(a).dtype) for a in arrays if get_aval(a).dtype.kind in "fc"]
     return max(steps) if steps else (1e-6, 1e-5)
 
 
@@ -41,13 +44,24 @@ def _is_float(x: Any) -> bool:
     return np.issubdtype(get_aval(x).dtype, np.floating)
 
 
+
 def _random_like(rng: np.random.Generator, x: Any) -> np.ndarray:
     aval = get_aval(x)
+    if aval.dtype.kind == "c":
+        parts = rng.standard_normal((2, *aval.shape))
+        return (parts[0] + 1j * parts[1]).astype(aval.dtype)
     return rng.standard_normal(aval.shape).astype(aval.dtype)
 
 
+def _wide(a: Any) -> np.ndarray:
+    a = np.asarray(a)
+    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+
+
 def _vdot(a: Any, b: Any) -> float:
-    return float(np.sum(np.asarray(a, np.float64) * np.asarray(b, np.float64)))
+    # the real pairing Re(sum(a * b)), unconjugated: transposes of complex maps are taken
+    # for it (ops/complex.py); for real arrays, the dot product
+    return float(np.real(np.sum(_wide(a) * _wide(b))))
 
 
 def errors(actual: Any, expected: Any, atol: float, rtol: float
@@ -88,8 +102,7 @@ def numerical_jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Seque
     minus = [np.asarray(p - eps * t, get_aval(p).dtype) for p, t in zip(primals, tangents,
                                                                           strict=True)]
     f_plus, f_minus = tree_leaves(f(*plus)), tree_leaves(f(*minus))
-    return [(np.asarray(a, np.float64) - np.asarray(b, np.float64)) / (2 * eps)
-            for a, b in zip(f_plus, f_minus, strict=True)]
+    return [(_wide(a) - _wide(b)) / (2 * eps) for a, b in zip(f_plus, f_minus, strict=True)]
 
 
 def check_jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any] | None =
@@ -316,7 +329,10 @@ def check_primitive(prim: Primitive, samples: Sequence[Sample], *, seed: int = 0
                     if s.fun is None else partial(_dot_product_test_fun, f, ops, group, seed))
             _run(results, prim, s, f"transpose{group}", test)
         _run(results, prim, s, "vmap", partial(_check_batching, f, s, ops, seed, sizes))
-        with_grads = grads and bool(s.diff) and float_out and s.reverse
+        # (grad takes real inputs only: a complex operand's rules are checked by the JVP, the
+        # dot-product test and batching)
+        real_in = all(get_aval(ops[i]).dtype.kind != "c" for i in s.diff)
+        with_grads = grads and bool(s.diff) and float_out and s.reverse and real_in
         if with_grads:
             size = next((b for b in sizes if b), 3)
             _run(results, prim, s, "vmap(grad)", partial(_check_vmap_grad, f, s, ops, seed,

@@ -28,6 +28,7 @@ from minigrad.numpy.linalg._common import (
     sign_,
     to_batch,
 )
+from minigrad.numpy.linalg.complex_embedding import complex_pinv
 from minigrad.numpy.linalg.decompositions import svd, symmetrize
 from minigrad.numpy.util import ArrayLike, asarray, copy_of, result_dtype
 from minigrad.ops import elementwise as ew
@@ -293,6 +294,8 @@ def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *
         if rtol is not None:
             raise ValueError("pinv: give rtol or rcond (its old name), not both")
         rtol = rcond
+    if get_aval(asarray(a)).dtype.kind == "c":  # (through the real embedding)
+        return complex_pinv(asarray(a), rtol, bool(hermitian), _pinv, _default_rtol)
     x = matrix_operand(a, "pinv", square=bool(hermitian))
     *batch, m, n = get_aval(x).shape
     if m == 0 or n == 0:
