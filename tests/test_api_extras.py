@@ -137,3 +137,38 @@ def test_ensure_compile_time_eval() -> None:
             raise ZeroDivisionError
         return x * mnp.cos(mnp.ones(2))
     assert "cos" in str(mg.make_jaxpr(g)(np.ones(2)))
+
+
+# Parameters of JAX's signatures that minigrad does not take, and why (docs/api.md).
+NOT_PARAMETERS = {
+    ("ShapeDtypeStruct", "manual_axis_type"): "one device",
+    ("ShapeDtypeStruct", "is_ref"): "no mutable references",
+}
+
+
+def test_every_jax_parameter_is_a_parameter() -> None:
+    """Issue #34's names: JAX 0.10.2's parameters are all ours (by name), in the top level,
+    minigrad.tree, minigrad.tree_util, minigrad.nn and minigrad.nn.initializers."""
+    import inspect
+
+    jax = pytest.importorskip("jax", reason="compares with JAX's signatures")
+    from minigrad.nn import functions, initializers
+
+    groups = [(mg, jax, ["jacobian", "eval_shape", "named_call", "ShapeDtypeStruct"]),
+              (mg.tree, jax.tree, mg.tree.__all__),
+              (mg.tree_util, jax.tree_util,
+               [n for n in mg.tree_util.__all__ if callable(getattr(mg.tree_util, n))
+                and n not in ("KeyEntry", "KeyPath", "PyTreeDef", "SequenceKey", "DictKey",
+                              "GetAttrKey", "FlattenedIndexKey")]),  # (JAX's: C++ classes)
+              (mg.nn, jax.nn, functions.__all__),
+              (initializers, jax.nn.initializers,
+               [n for n in initializers.__all__ if n != "Initializer"])]
+    missing = {}
+    for ours_mod, theirs_mod, names in groups:
+        for name in names:
+            theirs = set(inspect.signature(getattr(theirs_mod, name)).parameters)
+            ours = set(inspect.signature(getattr(ours_mod, name)).parameters)
+            gap = {p for p in theirs - ours if (name, p) not in NOT_PARAMETERS}
+            if gap:
+                missing[f"{theirs_mod.__name__}.{name}"] = sorted(gap)
+    assert missing == {}

@@ -238,7 +238,7 @@ def test_pytree_registration_and_flatten_results_are_checked() -> None:
 
     with pytest.raises(TypeError, match="register_pytree_node: nodetype must be a class"):
         mg.register_pytree_node(Node(), lambda n: ((), None), lambda aux, c: Node())
-    with pytest.raises(TypeError, match="register_pytree_node: unflatten must be a callable"):
+    with pytest.raises(TypeError, match="register_pytree_node: unflatten_func must be a callable"):
         mg.register_pytree_node(Node, lambda n: ((), None), None)
     mg.register_pytree_node(Node, lambda n: [1, 2, 3], lambda aux, c: Node())
     with pytest.raises(TypeError, match="flatten function registered for Node must return"):

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import minigrad as mg
 from minigrad import tree_util as tu
@@ -264,3 +266,48 @@ def test_treedef_counts_match_jax() -> None:
     for tree in CASES:
         ours, theirs = mg.tree.structure(tree), jax.tree.structure(tree)
         assert (ours.num_nodes, ours.num_leaves) == (theirs.num_nodes, theirs.num_leaves)
+
+
+TREES = st.recursive(
+    st.integers(-5, 5),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.tuples(children, children),
+        st.dictionaries(st.text("abc", min_size=1, max_size=2), children, max_size=3),
+        st.builds(NT, children, children),
+        st.none(),
+    ),
+    max_leaves=8,
+)
+
+
+def follow(tree: Any, path: tuple) -> Any:
+    for key in path:
+        if isinstance(key, tu.GetAttrKey):
+            tree = getattr(tree, key.name)
+        elif isinstance(key, tu.DictKey):
+            tree = tree[key.key]
+        else:
+            tree = tree[key.idx]
+    return tree
+
+
+@given(tree=TREES)
+def test_paths_lead_to_their_leaves(tree: Any) -> None:
+    pairs, treedef = mg.tree.flatten_with_path(tree)
+    assert treedef == mg.tree.structure(tree)
+    assert [x for _, x in pairs] == mg.tree.leaves(tree)
+    assert all(follow(tree, p) is x for p, x in pairs)
+    doubled = mg.tree.map_with_path(lambda p, x: (tu.keystr(p), 2 * x), tree)
+    assert mg.tree.leaves(doubled, is_leaf=lambda x: isinstance(x, tuple) and len(x) == 2
+                          and isinstance(x[0], str)) == [(tu.keystr(p), 2 * x)
+                                                         for p, x in pairs]
+
+
+@given(tree=TREES)
+def test_paths_match_jax_property(tree: Any) -> None:
+    jax = pytest.importorskip("jax", reason="compares with jax.tree")
+    ours = [(tu.keystr(p), x) for p, x in mg.tree.leaves_with_path(tree)]
+    theirs = [(jax.tree_util.keystr(p), x) for p, x in jax.tree.leaves_with_path(tree)]
+    assert ours == theirs
+    assert mg.tree.structure(tree).num_nodes == jax.tree.structure(tree).num_nodes

@@ -23,25 +23,25 @@ _registry: dict[type, _NodeType] = {}
 
 def register_pytree_node(
     nodetype: type,
-    flatten: Callable[[Any], tuple[Iterable[Any], Hashable]],
-    unflatten: Callable[[Hashable, Iterable[Any]], Any],
+    flatten_func: Callable[[Any], tuple[Iterable[Any], Hashable]],
+    unflatten_func: Callable[[Hashable, Iterable[Any]], Any],
     flatten_with_keys_func: Callable[..., Any] | None = None,
 ) -> None:
-    """Make ``nodetype`` a pytree node: ``flatten(x) -> (children, aux)`` and
-    ``unflatten(aux, children) -> x``. ``aux`` must be hashable and comparable.
+    """Make ``nodetype`` a pytree node: ``flatten_func(x) -> (children, aux)`` and
+    ``unflatten_func(aux, children) -> x``. ``aux`` must be hashable and comparable.
     ``flatten_with_keys_func(x) -> (((key, child), ...), aux)`` names the children in key
     paths (``tree_flatten_with_path``); without it they are ``FlattenedIndexKey(i)``."""
     if not isinstance(nodetype, type):
         raise TypeError(f"register_pytree_node: nodetype must be a class; got "
                         f"{type(nodetype).__name__}")
-    for name, fn in (("flatten", flatten), ("unflatten", unflatten),
-                     ("flatten_with_keys_func", flatten_with_keys_func or flatten)):
+    for name, fn in (("flatten_func", flatten_func), ("unflatten_func", unflatten_func),
+                     ("flatten_with_keys_func", flatten_with_keys_func or flatten_func)):
         if not callable(fn):
             raise TypeError(f"register_pytree_node: {name} must be a callable; got "
                             f"{type(fn).__name__}")
     if nodetype in _registry:
         raise ValueError(f"register_pytree_node: {nodetype.__name__} is already registered")
-    _registry[nodetype] = _NodeType(flatten, unflatten, flatten_with_keys_func)
+    _registry[nodetype] = _NodeType(flatten_func, unflatten_func, flatten_with_keys_func)
 
 
 def _sorted_dict_keys(d: dict) -> list:
