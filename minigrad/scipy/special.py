@@ -117,7 +117,7 @@ def erfinv(x: ArrayLike) -> Any:
     >>> erfinv(0.5)
     Array(0.47693628, dtype=float64)
     """
-    return _xla.erf_inv(inexact("erfinv", x, names=("x",))[0])
+    return _via_float32(_xla.erf_inv, *inexact("erfinv", x, names=("x",)))
 
 
 def gammaln(x: ArrayLike) -> Any:
@@ -130,6 +130,16 @@ def digamma(x: ArrayLike) -> Any:
     return sf.digamma(inexact("digamma", x, names=("x",))[0])
 
 
+def _via_float32(prim_fn: Any, *xs: Any) -> Any:
+    """``prim_fn(*xs)`` for a primitive defined on float32 and float64 only: float16 operands
+    run in float32, the result rounded back (as XLA upcasts them)."""
+    dtype = get_aval(xs[0]).dtype
+    if dtype.itemsize >= 4:
+        return prim_fn(*xs)
+    up = [ew.convert_element_type(v, np.dtype(np.float32)) for v in xs]
+    return ew.convert_element_type(prim_fn(*up), dtype)
+
+
 def gammainc(a: ArrayLike, x: ArrayLike) -> Any:
     """The regularized lower incomplete gamma ``P(a, x) = gamma(a, x) / Gamma(a)``,
     differentiable in both (``a`` through ``d^k P / da^k``, ``ops/incomplete.py``).
@@ -138,13 +148,13 @@ def gammainc(a: ArrayLike, x: ArrayLike) -> Any:
     >>> gammainc(1.0, 2.0)  # 1 - exp(-2)
     Array(0.86466472, dtype=float64)
     """
-    return _inc.igamma(*inexact("gammainc", a, x, names=("a", "x")))
+    return _via_float32(_inc.igamma, *inexact("gammainc", a, x, names=("a", "x")))
 
 
 def gammaincc(a: ArrayLike, x: ArrayLike) -> Any:
     """The regularized upper incomplete gamma ``Q(a, x) = 1 - P(a, x)``, computed directly
     in the right tail (no cancellation)."""
-    return _inc.igammac(*inexact("gammaincc", a, x, names=("a", "x")))
+    return _via_float32(_inc.igammac, *inexact("gammaincc", a, x, names=("a", "x")))
 
 
 def expit(x: ArrayLike) -> Any:
