@@ -103,6 +103,9 @@ def log_ndtr(x: ArrayLike, series_order: int = 3) -> Any:
     if not 0 <= series_order <= 30:
         raise ValueError(f"log_ndtr: series_order must be in [0, 30]; got {series_order}")
     (x,) = inexact("log_ndtr", x, names=("x",))
+    if get_aval(x).dtype not in _SEGMENTS:
+        raise TypeError(f"log_ndtr: x must be float32 or float64 (as JAX); got dtype "
+                        f"{get_aval(x).dtype}")
     return _log_ndtr(x, int(series_order))
 
 

@@ -1,6 +1,7 @@
 """``minigrad.scipy.special``: jax.scipy.special's functions, composites over minigrad's
 primitives: ``logsumexp``, the error functions (``erf``, ``erfc``, ``erfinv``), ``gammaln``,
-``digamma``, ``xlogy``, ``xlog1py``, ``entr``, ``expit``, ``logit``, the normal distribution's
+``digamma``, ``gammainc``, ``gammaincc``, ``xlogy``, ``xlog1py``, ``entr``, ``expit``,
+``logit``, the normal distribution's
 ``ndtr``, ``log_ndtr`` and ``ndtri`` (``_ndtr.py``), ``softmax`` and ``log_softmax``.
 
 Where JAX gives a function its own derivative (``xlogy``, ``xlog1py``, ``entr``'s ``x log x``,
@@ -27,6 +28,7 @@ from minigrad.custom_rules import custom_jvp
 from minigrad.numpy import reductions as rd
 from minigrad.numpy.util import ArrayLike, Axis, asarray, check_broadcast, float_dtype
 from minigrad.ops import elementwise as ew
+from minigrad.ops import incomplete as _inc
 from minigrad.ops import special as _xla
 from minigrad.ops import special_functions as sf
 from minigrad.ops import structural as st
@@ -34,7 +36,8 @@ from minigrad.ops.stop_gradient import stop_gradient
 from minigrad.scipy._ndtr import log_ndtr, ndtr, ndtri
 from minigrad.scipy._util import inexact
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr",
+__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc", "gammaincc",
+           "gammaln", "log_ndtr",
            "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "softmax", "xlog1py", "xlogy"]
 
 
@@ -114,7 +117,7 @@ def erfinv(x: ArrayLike) -> Any:
     >>> erfinv(0.5)
     Array(0.47693628, dtype=float64)
     """
-    return _xla.erf_inv(inexact("erfinv", x, names=("x",))[0])
+    return _via_float32(_xla.erf_inv, *inexact("erfinv", x, names=("x",)))
 
 
 def gammaln(x: ArrayLike) -> Any:
@@ -125,6 +128,33 @@ def gammaln(x: ArrayLike) -> Any:
 def digamma(x: ArrayLike) -> Any:
     """``d/dx log Gamma(x)``."""
     return sf.digamma(inexact("digamma", x, names=("x",))[0])
+
+
+def _via_float32(prim_fn: Any, *xs: Any) -> Any:
+    """``prim_fn(*xs)`` for a primitive defined on float32 and float64 only: float16 operands
+    run in float32, the result rounded back (as XLA upcasts them)."""
+    dtype = get_aval(xs[0]).dtype
+    if dtype.itemsize >= 4:
+        return prim_fn(*xs)
+    up = [ew.convert_element_type(v, np.dtype(np.float32)) for v in xs]
+    return ew.convert_element_type(prim_fn(*up), dtype)
+
+
+def gammainc(a: ArrayLike, x: ArrayLike) -> Any:
+    """The regularized lower incomplete gamma ``P(a, x) = gamma(a, x) / Gamma(a)``,
+    differentiable in both (``a`` through ``d^k P / da^k``, ``ops/incomplete.py``).
+
+    >>> from minigrad.scipy.special import gammainc
+    >>> gammainc(1.0, 2.0)  # 1 - exp(-2)
+    Array(0.86466472, dtype=float64)
+    """
+    return _via_float32(_inc.igamma, *inexact("gammainc", a, x, names=("a", "x")))
+
+
+def gammaincc(a: ArrayLike, x: ArrayLike) -> Any:
+    """The regularized upper incomplete gamma ``Q(a, x) = 1 - P(a, x)``, computed directly
+    in the right tail (no cancellation)."""
+    return _via_float32(_inc.igammac, *inexact("gammaincc", a, x, names=("a", "x")))
 
 
 def expit(x: ArrayLike) -> Any:

@@ -39,6 +39,15 @@ RECORDS = [
         edges=(edge([0.5, 1.0, 2.0, 100.0, 1e-5]), edge([-0.5, -2.5, 1e10]))),
     Rec("scipy.special.digamma", uniform(0.1, 12.0, S),
         edges=(edge([0.5, 1.0, 2.0, 100.0, 1e-3, -0.5, -2.5]),)),
+    *[Rec(f"scipy.special.{n}", lambda rng, dt: (rng.uniform(0.3, 5.0, S).astype(dt),
+                                                 rng.uniform(0.05, 8.0, S).astype(dt)),
+          tol=1e-9, dtypes=F64,
+          edges=(edge([1.0, 2.0, 0.5, 3.0, 100.0, 30.0], [0.0, 1e-3, 40.0, 3.0, 90.0, 60.0]),))
+      for n in ("gammainc", "gammaincc")],
+    *[Rec(f"scipy.special.{n}", lambda rng, dt: (rng.uniform(0.3, 5.0, S).astype(dt),
+                                                 rng.uniform(0.05, 8.0, S).astype(dt)),
+          tag="f32", dtypes=(np.dtype(np.float32),), grad=False)
+      for n in ("gammainc", "gammaincc")],
     Rec("scipy.special.expit", normal(S, scale=3.0),
         edges=(edge([0.0, 40.0, -40.0, 800.0, -800.0]),)),
     Rec("scipy.special.logit", uniform(0.05, 0.95, S),

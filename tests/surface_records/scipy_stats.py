@@ -115,6 +115,16 @@ RECORDS = [
     *[rec(f"gamma.{fn}", draw((0.1, 5.0, X), (0.5, 3.0, LOC)), tag="f32",
           dtypes=(np.dtype(np.float32),), tol=1e-4)
       for fn in ("logpdf", "pdf")],
+    # the gamma distribution's cdf family, through the incomplete gamma (derivative in a too)
+    *[rec(f"gamma.{fn}", draw((0.1, 6.0, X), (0.5, 3.0, LOC), ("n", 0.05, LOC),
+                              (0.8, 1.5, SCALE)), dtypes=F64, tol=1e-9,
+          edges=(edge([-1.0, 0.0, 1e-3, 50.0], [2.0, 2.0, 2.0, 2.0], 0.0, 1.0),))
+      for fn in ("cdf", "sf", "logcdf", "logsf")],
+    *[rec(f"gamma.{fn}", draw((0.1, 6.0, X), (0.5, 3.0, LOC)), tag="f32",
+          dtypes=(np.dtype(np.float32),), grad=False)
+      for fn in ("cdf", "sf")],
+    rec("poisson.cdf", draw(("i", 8, X), (0.5, 5.0, LOC)), diff=(1,), tol=1e-9, dtypes=F64,
+        edges=(edge([-1.0, 0.0, 2.5, 30.0], [1.0, 1.0, 1.0, 1.0]),)),
     *[rec(f"t.{fn}", draw(("n", 2.0, X), (1.0, 10.0, LOC), ("n", 1.0, LOC),
                           (0.5, 2.0, SCALE)))
       for fn in ("logpdf", "pdf")],

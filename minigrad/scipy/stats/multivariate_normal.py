@@ -41,13 +41,15 @@ def logpdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike, allow_singular: None =
     log_2pi = math.log(2 * math.pi)
     mean_shape, cov_shape = get_aval(mean).shape, get_aval(cov).shape
     if not mean_shape:
+        check_broadcast("multivariate_normal.logpdf", get_aval(x).shape, cov_shape)
         d = x - mean
         return -0.5 * (d * d) / cov - 0.5 * (log_2pi + mnp.log(cov))
     n = mean_shape[-1]
-    y = x - mean
-    if get_aval(y).shape[-1:] != (n,):
+    if get_aval(x).shape[-1:] != (n,):
         raise ValueError(f"multivariate_normal.logpdf: x must end in the dimension {n} of "
                          f"mean; got shape {get_aval(x).shape}")
+    check_broadcast("multivariate_normal.logpdf", get_aval(x).shape, mean_shape)
+    y = x - mean
     if not cov_shape:
         return -0.5 * mnp.sum(y * y, axis=-1) / cov - (n / 2) * (log_2pi + mnp.log(cov))
     if len(cov_shape) < 2 or cov_shape[-2:] != (n, n):
