@@ -10,6 +10,7 @@ Keys are values (``PRNGKey``, ``key``), split into independent keys, never updat
 Array([ 1.0040143, -0.9063372], dtype=float32)
 """
 
+from minigrad.random.discrete import categorical, choice, permutation
 from minigrad.random.keys import (
     KeyArray,
     PRNGKey,
@@ -32,7 +33,7 @@ from minigrad.random.samplers import (
 )
 
 __all__ = [
-    "KeyArray", "PRNGKey", "bernoulli", "bits", "clone", "exponential", "fold_in", "gumbel",
-    "key", "key_data", "normal", "randint", "split", "truncated_normal", "uniform",
-    "wrap_key_data",
+    "KeyArray", "PRNGKey", "bernoulli", "bits", "categorical", "choice", "clone",
+    "exponential", "fold_in", "gumbel", "key", "key_data", "normal", "permutation", "randint",
+    "split", "truncated_normal", "uniform", "wrap_key_data",
 ]
