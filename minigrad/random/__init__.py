@@ -10,6 +10,8 @@ Keys are values (``PRNGKey``, ``key``), split into independent keys, never updat
 Array([ 1.0040143, -0.9063372], dtype=float32)
 """
 
+from minigrad.random.discrete import categorical, choice, permutation
+from minigrad.random.gamma import beta, dirichlet, gamma, loggamma
 from minigrad.random.keys import (
     KeyArray,
     PRNGKey,
@@ -21,6 +23,8 @@ from minigrad.random.keys import (
     split,
     wrap_key_data,
 )
+from minigrad.random.multivariate import multivariate_normal
+from minigrad.random.poisson import poisson
 from minigrad.random.samplers import (
     bernoulli,
     exponential,
@@ -32,7 +36,8 @@ from minigrad.random.samplers import (
 )
 
 __all__ = [
-    "KeyArray", "PRNGKey", "bernoulli", "bits", "clone", "exponential", "fold_in", "gumbel",
-    "key", "key_data", "normal", "randint", "split", "truncated_normal", "uniform",
-    "wrap_key_data",
+    "KeyArray", "PRNGKey", "bernoulli", "beta", "bits", "categorical", "choice", "clone",
+    "dirichlet", "exponential", "fold_in", "gamma", "gumbel", "key", "key_data", "loggamma",
+    "multivariate_normal", "normal", "permutation", "poisson", "randint", "split",
+    "truncated_normal", "uniform", "wrap_key_data",
 ]
