@@ -25,11 +25,13 @@ Array([ 3, -3], dtype=int64)
 from __future__ import annotations
 
 import enum
+import functools
 from typing import Any, Callable
 
 import numpy as np
 
 from minigrad.api_util import as_operand
+from minigrad.array import as_array
 from minigrad.core import Tracer, get_aval
 from minigrad.ops import binary as bi
 from minigrad.ops import bitwise as bw
@@ -55,6 +57,16 @@ def operand(x: Any, fn: str, name: str) -> Any:
         raise TypeError(f"{fn}: {name} must be an array or a scalar; got {type(x).__name__} "
                         f"(lax takes no lists: pass np.asarray(...) )")
     return as_operand(x, fn, name)
+
+
+def array_result(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` whose eager result is always a ``minigrad.Array``, also where it is an argument
+    returned as it is (a reshape to the same shape, a conversion to the same dtype ...)."""
+    @functools.wraps(fn)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        return as_array(fn(*args, **kwargs))
+
+    return wrapped
 
 
 def check_kind(fn: str, x: Any, kinds: str, name: str = "x") -> None:

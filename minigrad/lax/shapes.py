@@ -25,7 +25,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from minigrad.core import Tracer, get_aval
-from minigrad.lax.lax_ops import broadcast_operands, check_kind
+from minigrad.lax.lax_ops import array_result, broadcast_operands, check_kind
 from minigrad.lax.lax_ops import operand as _arg
 from minigrad.ops import bitwise as bw
 from minigrad.ops import elementwise as ew
@@ -66,6 +66,7 @@ def _dtype(fn: str, dtype: Any) -> np.dtype:
 
 # --------------------------------------------------------------------------- dtypes
 
+@array_result
 def convert_element_type(operand: Any, new_dtype: Any) -> Any:
     """``operand`` as ``new_dtype``. A float to an integer truncates toward zero and saturates
     as XLA does: NaN is 0, values past the range (and +-inf) are the dtype's max and min.
@@ -88,6 +89,7 @@ def convert_element_type(operand: Any, new_dtype: Any) -> Any:
     return ew.convert_element_type(x, new, weak_type=False)
 
 
+@array_result
 def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
     """The bits of ``operand`` read as ``new_dtype`` of the same width (``float32 <->
     int32``). JAX also bitcasts between widths (adding or removing a last axis): refused here.
@@ -106,6 +108,7 @@ def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
     return bw.bitcast_convert_type(x, new)
 
 
+@array_result
 def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:
     """``operand`` rounded to a float format of ``exponent_bits`` and ``mantissa_bits``
     (``(5, 10)``: float16, ``(8, 7)``: bfloat16), as XLA rounds
@@ -123,6 +126,7 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
 
 # --------------------------------------------------------------------------- iota, broadcast
 
+@array_result
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int, *,
                      out_sharding: Any = None) -> Any:
     """``0, 1, 2, ...`` along ``dimension``, broadcast to ``shape``."""
@@ -137,6 +141,7 @@ def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int, *,
     return _iota(shape_, d, dt)
 
 
+@array_result
 def iota(dtype: Any, size: int) -> Any:
     """``0, 1, ..., size - 1`` of ``dtype``.
 
@@ -147,6 +152,7 @@ def iota(dtype: Any, size: int) -> Any:
     return broadcasted_iota(dtype, (size,), 0)
 
 
+@array_result
 def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int],
                      *, out_sharding: Any = None) -> Any:
     """``operand`` broadcast to ``shape``, its axis ``i`` becoming axis
@@ -168,6 +174,7 @@ def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: S
     return st.broadcast_in_dim(x, shape_, dims)
 
 
+@array_result
 def broadcast(operand: Any, sizes: Sequence[int], *, out_sharding: Any = None) -> Any:
     """``operand`` with new leading axes of ``sizes``."""
     _no_sharding("broadcast", out_sharding)
@@ -191,6 +198,7 @@ def _axes(fn: str, what: str, dims: Any, ndim: int, negative: bool) -> tuple[int
     return canonical
 
 
+@array_result
 def transpose(operand: Any, permutation: Sequence[int]) -> Any:
     """The axes of ``operand`` permuted: axis ``i`` of the result is ``permutation[i]``."""
     x = _arg(operand, "transpose", "operand")
@@ -202,6 +210,7 @@ def transpose(operand: Any, permutation: Sequence[int]) -> Any:
     return st.transpose(x, perm)
 
 
+@array_result
 def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None,
             *, out_sharding: Any = None) -> Any:
     """``operand`` (its axes first permuted by ``dimensions``) read in C order into
@@ -225,6 +234,7 @@ def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | 
     return x if get_aval(x).shape == sizes else st.reshape(x, sizes)
 
 
+@array_result
 def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
     """``array`` without the axes ``dimensions`` (each of size 1; negative from the end)."""
     x = _arg(array, "squeeze", "array")
@@ -235,6 +245,7 @@ def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
     return st.squeeze(x, tuple(sorted(dims))) if dims else x
 
 
+@array_result
 def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
     """``array`` with new axes of size 1 at ``dimensions`` of the result (negative from its
     end)."""
@@ -244,6 +255,7 @@ def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
     return st.expand_dims(x, tuple(sorted(dims))) if dims else x
 
 
+@array_result
 def rev(operand: Any, dimensions: Sequence[int]) -> Any:
     """``operand`` reversed along ``dimensions`` (non-negative, as JAX's)."""
     x = _arg(operand, "rev", "operand")
@@ -254,6 +266,7 @@ def rev(operand: Any, dimensions: Sequence[int]) -> Any:
     return _rev(x, dims)
 
 
+@array_result
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
     """``operands`` joined along ``dimension`` (non-negative; one dtype; one size in every
     other axis)."""
@@ -279,6 +292,7 @@ def concatenate(operands: Sequence[Any], dimension: int) -> Any:
 
 # --------------------------------------------------------------------------- pad
 
+@array_result
 def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]
         ) -> Any:
     """``operand`` with ``(low, high, interior)`` elements of ``padding_value`` per axis: low
@@ -326,6 +340,7 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
 
 # --------------------------------------------------------------------------- select_n, clamp
 
+@array_result
 def select_n(which: Any, *cases: Any) -> Any:
     """``cases[which]`` elementwise: ``which`` bool (two cases at most: False picks the first)
     or an integer, a scalar or of the cases' shape; the cases of one shape and dtype. An
@@ -364,6 +379,7 @@ def select_n(which: Any, *cases: Any) -> Any:
     return out
 
 
+@array_result
 def clamp(min: Any, x: Any, max: Any) -> Any:
     """``x`` clamped into ``[min, max]``: ``min(max(x, min), max)`` (``min`` and ``max``
     scalars or of ``x``'s shape; one dtype), with JAX's derivative (see the module's doc).

@@ -23,6 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from minigrad.core import Tracer, get_aval
+from minigrad.lax.lax_ops import array_result
 from minigrad.lax.lax_ops import operand as _arg
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
@@ -40,6 +41,7 @@ def _axis(fn: str, axis: Any, ndim: int) -> int:
     return a % ndim
 
 
+@array_result
 def slice(operand: Any, start_indices: Sequence[int], limit_indices: Sequence[int],
           strides: Sequence[int] | None = None) -> Any:
     """``operand[start:limit:stride, ...]``, every bound static, non-negative and inside the
@@ -67,6 +69,7 @@ def slice(operand: Any, start_indices: Sequence[int], limit_indices: Sequence[in
     return st.slice_array(x, start, limit, step)
 
 
+@array_result
 def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
                  stride: int = 1, axis: int = 0) -> Any:
     """``slice`` along one ``axis``: ``operand[..., start:limit:stride]`` there (None is the
@@ -83,6 +86,7 @@ def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
     return slice(x, starts, limits, strides)
 
 
+@array_result
 def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True) -> Any:
     """The entry ``index`` (static; negative from the end) along ``axis``; an index outside
     is an IndexError."""
@@ -149,6 +153,7 @@ def _starts(fn: str, x: Any, start_indices: Any, allow_negative: Any) -> list[An
     return out
 
 
+@array_result
 def dynamic_slice(operand: Any, start_indices: Any, slice_sizes: Sequence[int], *,
                   allow_negative_indices: bool | Sequence[bool] = True) -> Any:
     """The window of ``operand`` of shape ``slice_sizes`` at ``start_indices`` (traced or
@@ -172,6 +177,7 @@ def dynamic_slice(operand: Any, start_indices: Any, slice_sizes: Sequence[int], 
     return _dynamic_slice(x, starts, sizes)
 
 
+@array_result
 def dynamic_update_slice(operand: Any, update: Any, start_indices: Any, *,
                          allow_negative_indices: bool | Sequence[bool] = True) -> Any:
     """``operand`` with ``update`` written at ``start_indices`` (each start clamped so that
@@ -205,6 +211,7 @@ def _one_axis(fn: str, x: Any, start_index: Any, axis: int, allow_negative: bool
     return a, starts, flags
 
 
+@array_result
 def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int, axis: int = 0, *,
                          allow_negative_indices: bool = True) -> Any:
     """``dynamic_slice`` along one ``axis``: ``slice_size`` entries from ``start_index``
@@ -217,6 +224,7 @@ def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int, axis: 
     return dynamic_slice(x, starts, sizes, allow_negative_indices=flags)
 
 
+@array_result
 def dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool = True, *,
                          allow_negative_indices: bool = True) -> Any:
     """The entry at ``index`` (traced or not; clamped into the axis) along ``axis``."""
@@ -227,6 +235,7 @@ def dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool
                                                        get_aval(x).ndim),))
 
 
+@array_result
 def dynamic_update_slice_in_dim(operand: Any, update: Any, start_index: Any, axis: int, *,
                                 allow_negative_indices: bool = True) -> Any:
     """``dynamic_update_slice`` along one ``axis`` (from 0 in every other axis)."""
@@ -236,6 +245,7 @@ def dynamic_update_slice_in_dim(operand: Any, update: Any, start_index: Any, axi
     return dynamic_update_slice(x, update, starts, allow_negative_indices=flags)
 
 
+@array_result
 def dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int, *,
                                 allow_negative_indices: bool = True) -> Any:
     """``update`` (with or without the axis of size 1) written at entry ``index`` of
