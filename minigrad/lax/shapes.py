@@ -156,7 +156,8 @@ def iota(dtype: Any, size: int) -> Any:
 def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int],
                      *, out_sharding: Any = None) -> Any:
     """``operand`` broadcast to ``shape``, its axis ``i`` becoming axis
-    ``broadcast_dimensions[i]`` (strictly increasing; an axis of size 1 may grow)."""
+    ``broadcast_dimensions[i]`` (distinct; out of order they transpose, as JAX's; an axis of
+    size 1 may grow)."""
     _no_sharding("broadcast_in_dim", out_sharding)
     x = _arg(operand, "broadcast_in_dim", "operand")
     shape_ = _sizes("broadcast_in_dim", "shape", shape)
@@ -165,12 +166,15 @@ def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: S
     if len(dims) != len(own):
         raise TypeError(f"broadcast_in_dim: broadcast_dimensions must have one entry per axis "
                         f"of the operand {own}; got {dims}")
-    if any(not 0 <= d < len(shape_) for d in dims) or list(dims) != sorted(set(dims)):
-        raise TypeError(f"broadcast_in_dim: broadcast_dimensions must be strictly increasing "
-                        f"and in [0, {len(shape_)}); got {dims}")
+    if any(not 0 <= d < len(shape_) for d in dims) or len(set(dims)) != len(dims):
+        raise TypeError(f"broadcast_in_dim: broadcast_dimensions must be distinct and in "
+                        f"[0, {len(shape_)}); got {dims}")
     if any(n not in (1, shape_[d]) for n, d in zip(own, dims, strict=True)):
         raise TypeError(f"broadcast_in_dim: each operand axis must have size 1 or the target "
                         f"axis's; got operand {own}, shape {shape_}, broadcast_dimensions {dims}")
+    order = sorted(range(len(dims)), key=dims.__getitem__)
+    if order != list(range(len(dims))):  # out of order: JAX's transpose first
+        x, dims = st.transpose(x, order), tuple(sorted(dims))
     return st.broadcast_in_dim(x, shape_, dims)
 
 

@@ -124,7 +124,7 @@ def _starts(fn: str, x: Any, start_indices: Any, allow_negative: Any) -> list[An
     if len(flags) != len(shape):
         raise ValueError(f"{fn}: allow_negative_indices must be a bool or one per axis; got "
                          f"{allow_negative!r}")
-    arrays = [i for i in items if not isinstance(i, (int, np.integer)) or isinstance(i, bool)]
+    arrays = [i for i in items if type(i) is not int]  # (a Python int takes their dtype)
     ops = [_arg(i, fn, "start_indices") for i in arrays]
     dtypes = {get_aval(o).dtype for o in ops}
     for o in ops:
@@ -136,8 +136,8 @@ def _starts(fn: str, x: Any, start_indices: Any, allow_negative: Any) -> list[An
     dtype = dtypes.pop() if dtypes else np.dtype(np.int64)
     out, k = [], 0
     for item, n, neg in zip(items, shape, flags, strict=True):
-        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
-            i = int(item)
+        if type(item) is int:
+            i = item
             if i < 0 and not neg:
                 raise ValueError(f"{fn}: index {i} is out of bounds for an axis of size {n} "
                                  f"with allow_negative_indices=False")
