@@ -84,6 +84,9 @@ ROWS: list[tuple[str, Callable[[Any, Any], Any], type, str]] = [
      "is not a dtype"),
     ("bitcast bool", lambda m, x: m.bitcast_convert_type(x > 0, np.int8), TypeError,
      "bitcast_convert_type: bool and complex bitcast only to themselves"),
+    ("bitcast wider, wrong last axis", lambda m, x: m.bitcast_convert_type(
+        np.ones((2, 3), np.uint8), np.float32), ValueError,
+     "bitcast_convert_type: to a dtype 4 times as wide .* the last axis must have size 4"),
     ("reduce_precision of ints", lambda m, x: m.reduce_precision(I32, 5, 10), TypeError,
      "reduce_precision: operand must have a dtype of kind floating"),
     ("reduce_precision exponent", lambda m, x: m.reduce_precision(x, 0, 10), ValueError,

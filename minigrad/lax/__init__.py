@@ -7,6 +7,11 @@ listing it in ``__all__`` (the list is kept sorted by theme, then by name).
 from minigrad.lax import scan_reverse as _scan_reverse  # noqa: F401  (scan's reverse-mode rules)
 from minigrad.lax.autodiff import stop_gradient
 from minigrad.lax.conditionals import cond, switch
+from minigrad.lax.conversions import (  # (issue #34, with lax_ops, shapes and slicing)
+    bitcast_convert_type,
+    convert_element_type,
+    reduce_precision,
+)
 from minigrad.lax.convolution import (
     ConvDimensionNumbers,
     conv,
@@ -103,17 +108,14 @@ from minigrad.lax.reductions import (
 )
 from minigrad.lax.remat import checkpoint, remat
 from minigrad.lax.shapes import (  # (issue #34, with lax_ops and slicing)
-    bitcast_convert_type,
     broadcast,
     broadcast_in_dim,
     broadcasted_iota,
     clamp,
     concatenate,
-    convert_element_type,
     expand_dims,
     iota,
     pad,
-    reduce_precision,
     reshape,
     rev,
     select_n,
@@ -162,7 +164,7 @@ __all__ = [
     "ne", "neg", "nextafter", "population_count", "pow", "rem", "round", "rsqrt",
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sin", "sinh",
     "sqrt", "sub", "tan", "tanh",
-    # dtypes and shapes by name (shapes.py; issue #34)
+    # dtypes and shapes by name (conversions.py, shapes.py; issue #34)
     "bitcast_convert_type", "broadcast", "broadcast_in_dim", "broadcasted_iota", "clamp",
     "concatenate", "convert_element_type", "expand_dims", "iota", "pad", "reduce_precision",
     "reshape", "rev", "select_n", "squeeze", "transpose",

@@ -1,7 +1,7 @@
-"""JAX's ``jax.lax`` functions of dtypes and shapes by name: ``convert_element_type``,
-``bitcast_convert_type``, ``iota``, ``broadcasted_iota``, ``broadcast``, ``broadcast_in_dim``,
-``reshape``, ``squeeze``, ``expand_dims``, ``transpose``, ``rev``, ``pad``, ``concatenate``,
-``select_n``, ``clamp`` and ``reduce_precision``.
+"""JAX's ``jax.lax`` functions of shapes by name: ``iota``, ``broadcasted_iota``,
+``broadcast``, ``broadcast_in_dim``, ``reshape``, ``squeeze``, ``expand_dims``, ``transpose``,
+``rev``, ``pad``, ``concatenate``, ``select_n`` and ``clamp`` (the dtype conversions are in
+``conversions.py``).
 
 Each checks its arguments as ``jax.lax`` does (JAX's error types: mostly TypeError, ValueError
 for axes and padding) before binding minigrad's primitive of the same name. Two are
@@ -31,7 +31,6 @@ from minigrad.ops import bitwise as bw
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.ops.binary import minimum
-from minigrad.ops.reduce_precision import reduce_precision as _reduce_precision
 from minigrad.ops.rev import rev as _rev
 from minigrad.ops.sort import iota as _iota
 from minigrad.ops.stop_gradient import stop_gradient
@@ -62,66 +61,6 @@ def _dtype(fn: str, dtype: Any) -> np.dtype:
         return np.dtype(dtype)
     except TypeError:
         raise TypeError(f"{fn}: {dtype!r} is not a dtype") from None
-
-
-# --------------------------------------------------------------------------- dtypes
-
-@array_result
-def convert_element_type(operand: Any, new_dtype: Any) -> Any:
-    """``operand`` as ``new_dtype``. A float to an integer truncates toward zero and saturates
-    as XLA does: NaN is 0, values past the range (and +-inf) are the dtype's max and min.
-
-    >>> import minigrad as mg, numpy as np
-    >>> mg.lax.convert_element_type(np.array([1.7, -1.7, np.nan, np.inf]), np.int32)
-    Array([          1,          -1,           0,  2147483647], dtype=int32)
-    """
-    x = _arg(operand, "convert_element_type", "operand")
-    new = _dtype("convert_element_type", new_dtype)
-    if get_aval(x).dtype.kind == "f" and new.kind in "iu":
-        info = np.iinfo(new)
-        lo, hi = ew.full_like(x, info.min), ew.full_like(x, info.max + 1)  # (exact: powers of 2)
-        safe = ew.select(ew.lt(ew.sub(lo, ew.full_like(x, 1)), x), x, ew.full_like(x, 0))
-        safe = ew.select(ew.lt(safe, hi), safe, ew.full_like(x, 0))
-        out = ew.convert_element_type(ew.select(ew.eq(x, x), safe, ew.full_like(x, 0)), new)
-        out = ew.select(ew.ge(x, hi), ew.full_like(out, info.max), out)
-        return ew.select(ew.le(x, ew.sub(lo, ew.full_like(x, 1))), ew.full_like(out, info.min),
-                         out)
-    return ew.convert_element_type(x, new, weak_type=False)
-
-
-@array_result
-def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
-    """The bits of ``operand`` read as ``new_dtype`` of the same width (``float32 <->
-    int32``). JAX also bitcasts between widths (adding or removing a last axis): refused here.
-    """
-    x = _arg(operand, "bitcast_convert_type", "operand")
-    new, old = _dtype("bitcast_convert_type", new_dtype), get_aval(x).dtype
-    if new == old:
-        return x
-    if "b" in (new.kind, old.kind) or "c" in (new.kind, old.kind):
-        raise TypeError(f"bitcast_convert_type: bool and complex bitcast only to themselves; "
-                        f"got {old.name} to {new.name}")
-    if new.itemsize != old.itemsize:
-        raise TypeError(f"bitcast_convert_type: new_dtype must have {old.name}'s width "
-                        f"({old.itemsize * 8} bits); got {new.name} (JAX's bitcast between "
-                        f"widths is not supported)")
-    return bw.bitcast_convert_type(x, new)
-
-
-@array_result
-def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:
-    """``operand`` rounded to a float format of ``exponent_bits`` and ``mantissa_bits``
-    (``(5, 10)``: float16, ``(8, 7)``: bfloat16), as XLA rounds
-    (``minigrad/ops/reduce_precision.py``)."""
-    x = _arg(operand, "reduce_precision", "operand")
-    check_kind("reduce_precision", x, "f", "operand")
-    e = _ints("reduce_precision", "exponent_bits", [exponent_bits])[0]
-    m = _ints("reduce_precision", "mantissa_bits", [mantissa_bits])[0]
-    if e < 1:
-        raise ValueError(f"reduce_precision: exponent_bits must be positive; got {e}")
-    if m < 0:
-        raise ValueError(f"reduce_precision: mantissa_bits must be non-negative; got {m}")
-    return _reduce_precision(x, e, m)
 
 
 # --------------------------------------------------------------------------- iota, broadcast
@@ -411,7 +350,6 @@ def clamp(min: Any, x: Any, max: Any) -> Any:
 
 
 __all__ = [
-    "bitcast_convert_type", "broadcast", "broadcast_in_dim", "broadcasted_iota", "clamp",
-    "concatenate", "convert_element_type", "expand_dims", "iota", "pad", "reduce_precision",
-    "reshape", "rev", "select_n", "squeeze", "transpose",
+    "broadcast", "broadcast_in_dim", "broadcasted_iota", "clamp", "concatenate", "expand_dims",
+    "iota", "pad", "reshape", "rev", "select_n", "squeeze", "transpose",
 ]

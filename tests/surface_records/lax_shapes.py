@@ -64,6 +64,12 @@ RECORDS = [
         dtypes=(I64,)),
     Rec("lax.bitcast_convert_type", normal((3, 4)), kwargs={"new_dtype": np.int64},
         ref=None, grad=False, dtypes=F64),
+    Rec("lax.bitcast_convert_type", normal((3, 4)), kwargs={"new_dtype": np.uint16},
+        tag="narrower", ref=None, grad=False),
+    Rec("lax.bitcast_convert_type", lambda rng, dt: (rng.integers(-99, 99, (3, 4))
+                                                     .astype(dt),),
+        kwargs={"new_dtype": np.float64}, tag="wider", ref=None, grad=False,
+        dtypes=(np.dtype(np.int16),)),
     Rec("lax.reduce_precision", normal((3, 4)), kwargs={"exponent_bits": 5,
                                                         "mantissa_bits": 10},
         ref=None, tag="float16", jax_grad=False, grad=False,
