@@ -134,7 +134,8 @@ def _starts(fn: str, x: Any, start_indices: Any, allow_negative: Any) -> list[An
         raise TypeError(f"{fn}: start indices must be integers of one dtype; got "
                         f"{', '.join(sorted(d.name for d in dtypes))}")
     dtype = dtypes.pop() if dtypes else np.dtype(np.int64)
-    out, k = [], 0
+    out: list[Any] = []
+    k = 0
     for item, n, neg in zip(items, shape, flags, strict=True):
         if type(item) is int:
             i = item
@@ -147,9 +148,18 @@ def _starts(fn: str, x: Any, start_indices: Any, allow_negative: Any) -> list[An
             continue
         s = ops[k]
         k += 1
-        if neg and dtype.kind == "i":  # a negative start counts from the end (traced: select)
-            s = ew.select(ew.lt(s, ew.full_like(s, 0)), ew.add(s, ew.full_like(s, n)), s)
-        out.append(s)
+        if not isinstance(s, Tracer):  # concrete: counted from the end and clipped here
+            v = int(s)
+            if v < 0 and not neg:
+                raise ValueError(f"{fn}: index {v} is out of bounds for an axis of size {n} "
+                                 f"with allow_negative_indices=False")
+            v = builtins.min(builtins.max(v + n if v < 0 else v, 0), n)
+            out.append(np.asarray(builtins.min(v, int(np.iinfo(dtype).max)), dtype))
+        elif neg and dtype.kind == "i":  # a negative start counts from the end: a select
+            out.append(ew.select(ew.lt(s, ew.full_like(s, 0)), ew.add(s, ew.full_like(s, n)),
+                                 s))
+        else:
+            out.append(s)
     return out
 
 

@@ -92,19 +92,29 @@ def _clamped(start: np.ndarray, n: int, size: int) -> np.ndarray:
 def window_key(x_shape: Shape, starts: Sequence[np.ndarray], sizes: Shape, batch_dims: int
                ) -> tuple:
     """The NumPy key reading every window at once: slices without batch dims, else an iota per
-    batch axis and ``start + arange(size)`` per sliced axis, broadcast to ``batch + sizes``."""
+    batch axis and ``start + arange(size)`` per sliced axis, broadcast to ``batch + sizes``.
+    Trailing axes read whole (their start clamps to 0) stay slices: NumPy then copies whole
+    rows instead of computing each element's address (speed: 13x at 512 windows of 8 x 256)."""
     k, m = batch_dims, len(sizes)
-    clamped = [_clamped(np.asarray(s), n, z)
-               for s, n, z in zip(starts, x_shape[k:], sizes, strict=True)]
-    if k == 0:
-        return tuple(slice(int(s), int(s) + z) for s, z in zip(clamped, sizes, strict=True))
-    batch = x_shape[:k]
-    key: list[np.ndarray] = [np.arange(b).reshape((1,) * j + (b,) + (1,) * (k - j - 1 + m))
-                             for j, b in enumerate(batch)]
-    for j, (s, z) in enumerate(zip(clamped, sizes, strict=True)):
-        offsets = np.arange(z).reshape((1,) * (k + j) + (z,) + (1,) * (m - j - 1))
-        key.append(s.reshape(batch + (1,) * m) + offsets)
-    return tuple(key)
+    rest = x_shape[k:]
+    if k == 0:  # Python ints: np.clip on 0-d arrays costs ~10 us a start
+        key = []
+        for s, n, z in zip(starts, rest, sizes, strict=True):
+            c = min(max(int(s), 0), n - z)
+            key.append(slice(c, c + z))
+        return tuple(key)
+    indexed = m
+    while indexed and sizes[indexed - 1] == rest[indexed - 1]:
+        indexed -= 1
+    batch, nd = x_shape[:k], k + indexed
+    arrays: list[Any] = [np.arange(b).reshape((1,) * j + (b,) + (1,) * (nd - j - 1))
+                         for j, b in enumerate(batch)]
+    for j in range(indexed):
+        z = sizes[j]
+        offsets = np.arange(z).reshape((1,) * (k + j) + (z,) + (1,) * (indexed - j - 1))
+        clamped = _clamped(np.asarray(starts[j]), rest[j], z)
+        arrays.append(clamped.reshape(batch + (1,) * indexed) + offsets)
+    return (*arrays, *[slice(None)] * (m - indexed))
 
 
 # --------------------------------------------------------------------------- dynamic_slice

@@ -76,6 +76,10 @@ def _slices() -> list[OpRecord]:
         rec("whole", (3, 2), (3, 2)),
         rec("batch-dims", (2, 5, 3), (2, 2), batch_dims=1),
         rec("two-batch-dims", (2, 3, 4), (3,), batch_dims=2),
+        # whole trailing axes are read as slices by the impl, a whole leading one is not
+        rec("batch-dims-whole-last", (2, 4, 3), (2, 3), batch_dims=1),
+        rec("batch-dims-all-whole", (2, 3, 2), (3, 2), batch_dims=1),
+        rec("batch-dims-whole-first", (2, 3, 4), (3, 2), batch_dims=1),
     ]
 
 
@@ -94,6 +98,7 @@ def _updates() -> list[OpRecord]:
         rec("empty-update", (4, 3), (0, 2)),
         rec("whole", (3, 2), (3, 2)),
         rec("batch-dims", (2, 5, 3), (2, 2), batch_dims=1),
+        rec("batch-dims-whole-last", (2, 4, 3), (2, 3), batch_dims=1),
     ]
 
 
