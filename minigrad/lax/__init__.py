@@ -7,6 +7,11 @@ listing it in ``__all__`` (the list is kept sorted by theme, then by name).
 from minigrad.lax import scan_reverse as _scan_reverse  # noqa: F401  (scan's reverse-mode rules)
 from minigrad.lax.autodiff import stop_gradient
 from minigrad.lax.conditionals import cond, switch
+from minigrad.lax.conversions import (  # (issue #34, with lax_ops, shapes and slicing)
+    bitcast_convert_type,
+    convert_element_type,
+    reduce_precision,
+)
 from minigrad.lax.convolution import (
     ConvDimensionNumbers,
     conv,
@@ -21,6 +26,66 @@ from minigrad.lax.convolution import (
     padtype_to_pads,
 )
 from minigrad.lax.elementwise import select
+from minigrad.lax.lax_ops import (  # elementwise, shapes and slicing by name (issue #34)
+    RoundingMethod,
+    abs,
+    acos,
+    acosh,
+    add,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    cbrt,
+    ceil,
+    cos,
+    cosh,
+    digamma,
+    div,
+    eq,
+    erf,
+    erf_inv,
+    erfc,
+    exp,
+    exp2,
+    expm1,
+    floor,
+    ge,
+    gt,
+    integer_pow,
+    le,
+    lgamma,
+    log,
+    log1p,
+    logistic,
+    lt,
+    max,
+    min,
+    mul,
+    ne,
+    neg,
+    nextafter,
+    population_count,
+    pow,
+    rem,
+    round,
+    rsqrt,
+    shift_left,
+    shift_right_arithmetic,
+    shift_right_logical,
+    sign,
+    sin,
+    sinh,
+    sqrt,
+    sub,
+    tan,
+    tanh,
+)
 from minigrad.lax.loops import map, scan
 from minigrad.lax.precision import Precision
 from minigrad.lax.reductions import (
@@ -42,6 +107,32 @@ from minigrad.lax.reductions import (
     top_k,
 )
 from minigrad.lax.remat import checkpoint, remat
+from minigrad.lax.shapes import (  # (issue #34, with lax_ops and slicing)
+    broadcast,
+    broadcast_in_dim,
+    broadcasted_iota,
+    clamp,
+    concatenate,
+    expand_dims,
+    iota,
+    pad,
+    reshape,
+    rev,
+    select_n,
+    squeeze,
+    transpose,
+)
+from minigrad.lax.slicing import (  # (issue #34, with lax_ops and shapes)
+    dynamic_index_in_dim,
+    dynamic_slice,
+    dynamic_slice_in_dim,
+    dynamic_update_index_in_dim,
+    dynamic_update_slice,
+    dynamic_update_slice_in_dim,
+    index_in_dim,
+    slice,
+    slice_in_dim,
+)
 from minigrad.lax.while_loop import fori_loop, while_loop
 from minigrad.lax.windowed import reduce_window, reduce_window_shape_tuple
 
@@ -65,4 +156,20 @@ __all__ = [
     "Precision",
     # windowed reductions
     "reduce_window", "reduce_window_shape_tuple",
+    # elementwise by name (lax_ops.py; issue #34)
+    "RoundingMethod", "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh",
+    "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cbrt", "ceil", "cos", "cosh",
+    "digamma", "div", "eq", "erf", "erf_inv", "erfc", "exp", "exp2", "expm1", "floor", "ge",
+    "gt", "integer_pow", "le", "lgamma", "log", "log1p", "logistic", "lt", "max", "min", "mul",
+    "ne", "neg", "nextafter", "population_count", "pow", "rem", "round", "rsqrt",
+    "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sin", "sinh",
+    "sqrt", "sub", "tan", "tanh",
+    # dtypes and shapes by name (conversions.py, shapes.py; issue #34)
+    "bitcast_convert_type", "broadcast", "broadcast_in_dim", "broadcasted_iota", "clamp",
+    "concatenate", "convert_element_type", "expand_dims", "iota", "pad", "reduce_precision",
+    "reshape", "rev", "select_n", "squeeze", "transpose",
+    # slicing by name (slicing.py; issue #34)
+    "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
+    "dynamic_update_index_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
+    "index_in_dim", "slice", "slice_in_dim",
 ]
