@@ -20,7 +20,20 @@ from minigrad.lax.convolution import (
     conv_with_general_padding,
     padtype_to_pads,
 )
+from minigrad.lax.dot import dot, dot_general
 from minigrad.lax.elementwise import select
+from minigrad.lax.slicing_gather import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    gather,
+    scatter,
+    scatter_add,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+    scatter_sub,
+)
 from minigrad.lax.loops import map, scan
 from minigrad.lax.precision import Precision
 from minigrad.lax.reductions import (
@@ -55,6 +68,10 @@ __all__ = [
     "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",
     "conv_transpose", "conv_transpose_shape_tuple", "conv_with_general_padding",
     "padtype_to_pads",
+    # dot_general, gather and scatter (minigrad/lax/dot.py, slicing_gather.py)
+    "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "dot",
+    "dot_general", "gather", "scatter", "scatter_add", "scatter_max", "scatter_min",
+    "scatter_mul", "scatter_sub",
     # elementwise
     "select",
     # reductions, cumulative reductions, sorting
