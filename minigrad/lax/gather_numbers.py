@@ -112,6 +112,17 @@ class Layout:
     perm: tuple[int, ...]
 
 
+def _numbers(dnums: Any, cls: type, fn: str) -> Any:
+    """``dnums`` as ``cls``: any object with its fields will do (JAX's own NamedTuple too)."""
+    if isinstance(dnums, cls):
+        return dnums
+    try:
+        return cls(*(getattr(dnums, f) for f in cls._fields))  # type: ignore[attr-defined]
+    except AttributeError:
+        raise TypeError(f"{fn}: dimension_numbers must be a lax.{cls.__name__}; got "
+                        f"{dnums!r}") from None
+
+
 def _dims(value: Any, fn: str, what: str, bound: int, *, ordered: bool = True
           ) -> tuple[int, ...]:
     """``value`` as distinct ints in ``[0, bound)`` (increasing if ``ordered``)."""
@@ -136,7 +147,7 @@ def _layout(fn: str, names: tuple[str, ...], operand_shape: tuple, batch_shape: 
     """The checks both families share, then the layout. ``window_sizes``: the size of every
     window (non-dropped, non-batching) operand axis; ``out_window``: where the window axes go
     in the output; ``names``: the user's names of (dropped, start_map, batching, index
-    batching)."""
+    batching, out_window)."""
     r, nb = len(operand_shape), len(batch_shape)
     if set(dropped) & set(operand_batching):
         raise ValueError(f"{fn}: {names[0]} and {names[2]} must be disjoint; got {dropped} "
@@ -154,9 +165,9 @@ def _layout(fn: str, names: tuple[str, ...], operand_shape: tuple, batch_shape: 
                              f"size")
     window = [d for d in range(r) if d not in dropped and d not in operand_batching]
     if len(window) != len(out_window):
-        raise ValueError(f"{fn}: every operand axis must be a window axis, in {names[0]} or "
-                         f"in {names[2]}: {len(window)} window axes for {len(out_window)} "
-                         f"output window positions")
+        raise ValueError(f"{fn}: {names[4]} must name one axis per window axis (operand "
+                         f"axes {tuple(window)}: those not in {names[0]} or {names[2]}); got "
+                         f"{out_window}")
     size = {d: 1 for d in range(r)} | window_sizes
     for d in range(r):
         if not 0 <= size[d] <= operand_shape[d]:
@@ -213,9 +224,7 @@ def gather_layout(operand_shape: tuple, indices_shape: tuple, dnums: Any,
                   slice_sizes: Any) -> tuple[Layout, tuple]:
     """The layout of a gather and its output shape, after every check."""
     fn = "gather"
-    if not isinstance(dnums, GatherDimensionNumbers):
-        raise TypeError(f"{fn}: dimension_numbers must be a lax.GatherDimensionNumbers; got "
-                        f"{dnums!r}")
+    dnums = _numbers(dnums, GatherDimensionNumbers, fn)
     r, batch_shape = len(operand_shape), tuple(indices_shape[:-1])
     start_map = _dims(dnums.start_index_map, fn, "start_index_map", r, ordered=False)
     _check_indices(fn, operand_shape, indices_shape, start_map, "start_index_map")
@@ -243,7 +252,7 @@ def gather_layout(operand_shape: tuple, indices_shape: tuple, dnums: Any,
     offset = _dims(dnums.offset_dims, fn, "offset_dims", max(out_rank, 0))
     window = [d for d in range(r) if d not in collapsed and d not in operand_batching]
     layout = _layout(fn, ("collapsed_slice_dims", "start_index_map", "operand_batching_dims",
-                          "start_indices_batching_dims"), tuple(operand_shape), batch_shape,
+                          "start_indices_batching_dims", "offset_dims"), tuple(operand_shape), batch_shape,
                      {d: sizes[d] for d in window}, offset, collapsed, start_map,
                      operand_batching, index_batching)
     it_b, it_w = iter(batch_shape), iter(sizes[d] for d in window)
@@ -255,9 +264,7 @@ def scatter_layout(fn: str, operand_shape: tuple, indices_shape: tuple, updates_
                    dnums: Any) -> Layout:
     """The layout of a scatter, after every check (``updates`` in the gather's output
     layout)."""
-    if not isinstance(dnums, ScatterDimensionNumbers):
-        raise TypeError(f"{fn}: dimension_numbers must be a lax.ScatterDimensionNumbers; got "
-                        f"{dnums!r}")
+    dnums = _numbers(dnums, ScatterDimensionNumbers, fn)
     r, batch_shape = len(operand_shape), tuple(indices_shape[:-1])
     start_map = _dims(dnums.scatter_dims_to_operand_dims, fn, "scatter_dims_to_operand_dims",
                       r, ordered=False)
@@ -281,6 +288,7 @@ def scatter_layout(fn: str, operand_shape: tuple, indices_shape: tuple, updates_
                          f"{got}")
     sizes = {d: updates_shape[p] for d, p in zip(window, update_window, strict=True)}
     return _layout(fn, ("inserted_window_dims", "scatter_dims_to_operand_dims",
-                        "operand_batching_dims", "scatter_indices_batching_dims"),
+                        "operand_batching_dims", "scatter_indices_batching_dims",
+                        "update_window_dims"),
                    tuple(operand_shape), batch_shape, sizes, update_window, inserted,
                    start_map, operand_batching, index_batching)
