@@ -273,13 +273,13 @@ def scatter_layout(fn: str, operand_shape: tuple, indices_shape: tuple, updates_
     operand_batching = _dims(dnums.operand_batching_dims, fn, "operand_batching_dims", r)
     index_batching = _index_batching(dnums.scatter_indices_batching_dims, fn,
                                      "scatter_indices_batching_dims", len(indices_shape))
-    update_window = _dims(dnums.update_window_dims, fn, "update_window_dims",
-                          len(updates_shape))
     window = [d for d in range(r) if d not in inserted and d not in operand_batching]
     if len(updates_shape) != len(batch_shape) + len(window):
         raise ValueError(f"{fn}: updates must have rank {len(batch_shape) + len(window)} (the "
                          f"indices' {len(batch_shape)} batch axes and {len(window)} window "
                          f"axes); got shape {updates_shape}")
+    update_window = _dims(dnums.update_window_dims, fn, "update_window_dims",
+                          len(updates_shape))
     scatter_axes = [p for p in range(len(updates_shape)) if p not in update_window]
     got = tuple(updates_shape[p] for p in scatter_axes)
     if got != batch_shape:
