@@ -196,7 +196,7 @@ def test_uint64_indices_past_int64() -> None:
     np.testing.assert_array_equal(lax.gather(x, idx, ROWS_G, (1, 2), mode="clip"), [[4, 5]])
     assert np.isnan(lax.gather(x, idx, ROWS_G, (1, 2), mode="fill")).all()
     np.testing.assert_array_equal(lax.scatter_add(x, idx, np.ones((1, 2)), ROWS_S), x)
-    with pytest.raises(IndexError, match="gather: index .* is out of bounds for axis 0"):
+    with pytest.raises(IndexError, match=r"gather: index .* is out of bounds for axis 0"):
         lax.gather(x, idx, ROWS_G, (1, 2))
 
 

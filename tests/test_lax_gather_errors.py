@@ -14,25 +14,25 @@ from minigrad import lax
 
 G, S = lax.GatherDimensionNumbers, lax.ScatterDimensionNumbers
 X = np.arange(12.0).reshape(3, 4)
-I = np.array([[2], [0]])
+IDX = np.array([[2], [0]])
 ROWS_G = G(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
 ROWS_S = S(update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,))
 U = np.ones((2, 4))
 DN = (((1,), (0,)), ((), ()))
 
 
-def gather(x: Any = X, i: Any = I, dn: Any = ROWS_G, sizes: Any = (1, 4), **kw: Any) -> Any:
+def gather(x: Any = X, i: Any = IDX, dn: Any = ROWS_G, sizes: Any = (1, 4), **kw: Any) -> Any:
     return lax.gather(x, i, dn, sizes, **kw)
 
 
-def scatter(x: Any = X, i: Any = I, u: Any = U, dn: Any = ROWS_S, name: str = "scatter_add",
+def scatter(x: Any = X, i: Any = IDX, u: Any = U, dn: Any = ROWS_S, name: str = "scatter_add",
             **kw: Any) -> Any:
     return getattr(lax, name)(x, i, u, dn, **kw)
 
 
 ROWS: list[tuple[str, Callable[[], Any], type, str]] = [
     # gather: arguments
-    ("float indices", lambda: gather(i=I.astype(float)), TypeError,
+    ("float indices", lambda: gather(i=IDX.astype(float)), TypeError,
      r"gather: start_indices must be an integer array; got f64\[2,1\]"),
     ("rank-0 operand", lambda: gather(x=np.float64(1.0)), ValueError,
      "gather: operand must have at least one axis"),
@@ -105,7 +105,7 @@ ROWS: list[tuple[str, Callable[[], Any], type, str]] = [
     ("updates dtype", lambda: scatter(u=U.astype(np.float32)), TypeError,
      r"scatter_add: updates must have operand's dtype float64 \(lax never promotes\); got "
      r"f32\[2,4\]"),
-    ("scatter float indices", lambda: scatter(i=I.astype(float)), TypeError,
+    ("scatter float indices", lambda: scatter(i=IDX.astype(float)), TypeError,
      "scatter_add: scatter_indices must be an integer array"),
     ("updates rank", lambda: scatter(u=np.ones(2)), ValueError,
      r"scatter_add: updates must have rank 2 \(the indices' 1 batch axes and 1 window axes\); "

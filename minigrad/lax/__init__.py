@@ -22,18 +22,6 @@ from minigrad.lax.convolution import (
 )
 from minigrad.lax.dot import dot, dot_general
 from minigrad.lax.elementwise import select
-from minigrad.lax.slicing_gather import (
-    GatherDimensionNumbers,
-    GatherScatterMode,
-    ScatterDimensionNumbers,
-    gather,
-    scatter,
-    scatter_add,
-    scatter_max,
-    scatter_min,
-    scatter_mul,
-    scatter_sub,
-)
 from minigrad.lax.loops import map, scan
 from minigrad.lax.precision import Precision
 from minigrad.lax.reductions import (
@@ -55,6 +43,18 @@ from minigrad.lax.reductions import (
     top_k,
 )
 from minigrad.lax.remat import checkpoint, remat
+from minigrad.lax.slicing_gather import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    gather,
+    scatter,
+    scatter_add,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+    scatter_sub,
+)
 from minigrad.lax.while_loop import fori_loop, while_loop
 from minigrad.lax.windowed import reduce_window, reduce_window_shape_tuple
 

@@ -251,8 +251,9 @@ def gather_layout(operand_shape: tuple, indices_shape: tuple, dnums: Any,
     out_rank = len(batch_shape) + r - len(collapsed) - len(operand_batching)
     offset = _dims(dnums.offset_dims, fn, "offset_dims", max(out_rank, 0))
     window = [d for d in range(r) if d not in collapsed and d not in operand_batching]
-    layout = _layout(fn, ("collapsed_slice_dims", "start_index_map", "operand_batching_dims",
-                          "start_indices_batching_dims", "offset_dims"), tuple(operand_shape), batch_shape,
+    names = ("collapsed_slice_dims", "start_index_map", "operand_batching_dims",
+             "start_indices_batching_dims", "offset_dims")
+    layout = _layout(fn, names, tuple(operand_shape), batch_shape,
                      {d: sizes[d] for d in window}, offset, collapsed, start_map,
                      operand_batching, index_batching)
     it_b, it_w = iter(batch_shape), iter(sizes[d] for d in window)

@@ -89,7 +89,7 @@ def _start(idx: Any, i: int) -> Any:
     """Entry ``i`` of every index vector: shape B."""
     shape = get_aval(idx).shape
     if shape[-1] != 1:
-        idx = st.slice_array(idx, [0] * (len(shape) - 1) + [i], shape[:-1] + (i + 1,))
+        idx = st.slice_array(idx, [0] * (len(shape) - 1) + [i], (*shape[:-1], i + 1))
     return st.reshape(idx, shape[:-1])
 
 

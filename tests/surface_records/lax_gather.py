@@ -32,7 +32,7 @@ def _start(x_shape, idx, b, start_map, operand_batching, index_batching, sizes, 
     filled or dropped)."""
     start = [0] * len(x_shape)
     for i, d in enumerate(start_map):
-        start[d] = int(idx[b + (i,)])
+        start[d] = int(idx[(*b, i)])
     for d, j in zip(operand_batching, index_batching, strict=True):
         start[d] = b[j]
     inside = all(0 <= start[d] <= x_shape[d] - sizes[d] for d in start_map)
@@ -109,7 +109,7 @@ def ref_dot_general(x, y, dimension_numbers, precision=None, preferred_element_t
     letters = "abcdefghijklmnopqrstuvwxyz"
     a = letters[:x.ndim]
     free = iter(letters[x.ndim:])
-    pairs = dict(zip(rc, lc)) | dict(zip(rb, lb))
+    pairs = dict(zip(rc, lc, strict=True)) | dict(zip(rb, lb, strict=True))
     b = "".join(a[pairs[j]] if j in pairs else next(free) for j in range(y.ndim))
     out = ("".join(a[i] for i in lb) + "".join(a[i] for i in range(x.ndim)
                                               if i not in lc and i not in lb)
