@@ -235,3 +235,21 @@ def test_dot_general_matches_jax_dtypes() -> None:
         theirs = jax.lax.dot_general(x, y, dn, preferred_element_type=pref)
         assert ours.dtype == theirs.dtype, (a, b, pref)
         np.testing.assert_array_equal(ours, np.asarray(theirs))
+
+
+def test_rank0_operand() -> None:
+    # empty dimension numbers: every batch position reads (or updates) the one element
+    g, s = G((), (), ()), S((), (), ())
+    idx = np.zeros((3, 0), np.int64)
+    np.testing.assert_array_equal(lax.gather(np.float64(2.5), idx, g, ()), [2.5, 2.5, 2.5])
+    u = np.array([1.0, 2.0, 4.0])
+    assert lax.scatter_add(np.float64(0.5), idx, u, s) == 7.5
+    assert lax.scatter(np.float64(0.5), idx, u, s) == 4.0
+    assert lax.scatter_max(np.float64(3.0), idx, u, s) == 4.0
+    check_jvp(lambda x, u: lax.scatter_mul(x, idx, u, s), [np.float64(0.5), u])
+    check_vjp(lambda x: lax.gather(x, idx, g, ()), [np.float64(2.5)])
+    if HAS_JAX:  # (JAX 0.10.2 fails to compile a scatter into a 0-d operand: gather only)
+        import jax
+
+        theirs = jax.lax.gather(np.float64(2.5), idx, g, ())
+        np.testing.assert_array_equal(lax.gather(np.float64(2.5), idx, g, ()), theirs)

@@ -80,9 +80,13 @@ def _operand_and_indices(fn: str, operand: Any, indices: Any, name: str) -> tupl
     if get_aval(idx).dtype.kind not in "iu":
         raise TypeError(f"{fn}: {name} must be an integer array; got "
                         f"{get_aval(idx).str_short()}")
-    if get_aval(x).ndim == 0:
-        raise ValueError(f"{fn}: operand must have at least one axis; got a 0-d array")
     return x, idx
+
+
+def _scalar_operand(x: Any, layout: Layout) -> tuple[Any, list[Any], tuple[int, ...]]:
+    """A 0-d operand (its dimension numbers all empty) as a 1-element axis read at 0 by every
+    batch position: the operand, the index arrays and the axes for the primitive."""
+    return st.reshape(x, (1,)), [np.zeros(layout.index_shape, _I64)], (0,)
 
 
 def _start(idx: Any, i: int) -> Any:
@@ -199,8 +203,11 @@ def gather(operand: Any, start_indices: Any, dimension_numbers: GatherDimensionN
     layout, _ = gather_layout(aval.shape, get_aval(idx).shape, dimension_numbers, slice_sizes)
     fill = (_fill_value(fill_value, aval.dtype) if parsed is GatherScatterMode.FILL_OR_DROP
             else 0)
-    arrays = index_arrays(idx, layout, aval.shape, parsed)
-    out = gather_p.bind(x, *arrays, axes=layout.indexed, batch_dims=0, mode=_MODES[parsed],
+    if aval.ndim == 0:
+        x, arrays, axes = _scalar_operand(x, layout)
+    else:
+        arrays, axes = index_arrays(idx, layout, aval.shape, parsed), layout.indexed
+    out = gather_p.bind(x, *arrays, axes=axes, batch_dims=0, mode=_MODES[parsed],
                         fill_value=fill, wrap_negative=False)
     return out if _identity(layout.perm) else st.transpose(out, layout.perm)
 
@@ -228,6 +235,11 @@ def _scatter(fn: str, prim: Primitive, operand: Any, scatter_indices: Any, updat
         u = st.transpose(u, tuple(int(p) for p in np.argsort(layout.perm)))
     if negate:
         u = ew.neg(u)
+    if aval.ndim == 0:
+        x1, arrays, axes = _scalar_operand(x, layout)
+        out = prim.bind(x1, u, *arrays, axes=axes, batch_dims=0, mode=_MODES[parsed],
+                        wrap_negative=False)
+        return st.reshape(out, ())
     arrays = index_arrays(idx, layout, aval.shape, parsed)
     return prim.bind(x, u, *arrays, axes=layout.indexed, batch_dims=0, mode=_MODES[parsed],
                      wrap_negative=False)
