@@ -50,6 +50,7 @@ from minigrad.lax.slicing_gather import (
     gather,
     scatter,
     scatter_add,
+    scatter_apply,
     scatter_max,
     scatter_min,
     scatter_mul,
@@ -70,8 +71,8 @@ __all__ = [
     "padtype_to_pads",
     # dot_general, gather and scatter (minigrad/lax/dot.py, slicing_gather.py)
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "dot",
-    "dot_general", "gather", "scatter", "scatter_add", "scatter_max", "scatter_min",
-    "scatter_mul", "scatter_sub",
+    "dot_general", "gather", "scatter", "scatter_add", "scatter_apply", "scatter_max",
+    "scatter_min", "scatter_mul", "scatter_sub",
     # elementwise
     "select",
     # reductions, cumulative reductions, sorting

@@ -104,6 +104,17 @@ SCATTER_REFS = {"scatter": _ref_scatter(lambda old, new: new),
                 "scatter_min": _ref_scatter(min), "scatter_max": _ref_scatter(max)}
 
 
+def ref_scatter_apply(x, idx, func, dimension_numbers, update_shape=(), mode=None, **_):
+    # func applied once per window covering a slot: a scatter "multiplying" by one more round
+    rounds = SCATTER_REFS["scatter_add"](np.zeros(x.shape), idx, np.ones(update_shape),
+                                         dimension_numbers, mode=mode)
+    out = x.copy()
+    for _ in range(int(rounds.max()) if rounds.size else 0):
+        out = np.where(rounds > 0, func(out), out)
+        rounds = rounds - 1
+    return out
+
+
 def ref_dot_general(x, y, dimension_numbers, precision=None, preferred_element_type=None):
     (lc, rc), (lb, rb) = dimension_numbers
     letters = "abcdefghijklmnopqrstuvwxyz"
@@ -253,6 +264,14 @@ RECORDS = [
     # passes the finite-difference checks, so only values are compared with JAX here
     *[srec(n, "windows-clip", (5, 4), ints(-2, 6, (3, 2)), (3, 2, 2), S_WINDOWS, mode="clip",
            jax_grad=False) for n in ("scatter_min", "scatter_max")],
+    *[Rec("lax.scatter_apply", lambda rng, dt, i=i: (_values(rng, (5, 4), dt), i(rng)),
+          tag=tag, ref=ref_scatter_apply, jax_grad=False,
+          note="JAX does not differentiate scatter_apply; minigrad does (select rounds)",
+          kwargs={"func": lambda v: v * 2.0 + 1.0, "dimension_numbers": dn,
+                  "update_shape": us, **kw})
+      for tag, i, dn, us, kw in [
+          ("x.at[i]-repeated", lambda rng: np.array([[3], [0], [3]]), S_ROWS, (3, 4), {}),
+          ("windows-drop", windows, S_WINDOWS, (3, 2, 2), {})]],
     *[srec(n, "repeated", (5, 4), lambda rng: np.array([[3], [0], [3], [1], [0]]), (5, 4),
            S_ROWS) for n in ("scatter_add", "scatter_sub", "scatter_min", "scatter_max")],
 ]
