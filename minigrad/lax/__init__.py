@@ -25,6 +25,7 @@ from minigrad.lax.convolution import (
     conv_with_general_padding,
     padtype_to_pads,
 )
+from minigrad.lax.dot import dot, dot_general
 from minigrad.lax.elementwise import select
 from minigrad.lax.lax_ops import (  # elementwise, shapes and slicing by name (issue #34)
     RoundingMethod,
@@ -133,6 +134,19 @@ from minigrad.lax.slicing import (  # (issue #34, with lax_ops and shapes)
     slice,
     slice_in_dim,
 )
+from minigrad.lax.slicing_gather import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    gather,
+    scatter,
+    scatter_add,
+    scatter_apply,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+    scatter_sub,
+)
 from minigrad.lax.while_loop import fori_loop, while_loop
 from minigrad.lax.windowed import reduce_window, reduce_window_shape_tuple
 
@@ -146,6 +160,10 @@ __all__ = [
     "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",
     "conv_transpose", "conv_transpose_shape_tuple", "conv_with_general_padding",
     "padtype_to_pads",
+    # dot_general, gather and scatter (minigrad/lax/dot.py, slicing_gather.py)
+    "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "dot",
+    "dot_general", "gather", "scatter", "scatter_add", "scatter_apply", "scatter_max",
+    "scatter_min", "scatter_mul", "scatter_sub",
     # elementwise
     "select",
     # reductions, cumulative reductions, sorting
