@@ -24,6 +24,7 @@ import numpy as np
 from minigrad import core
 from minigrad.core import get_aval
 from minigrad.dtypes import canonicalize_dtype
+from minigrad.numpy.eager import eager, wrap
 from minigrad.numpy.util import (
     ArrayLike,
     asarray,
@@ -117,6 +118,9 @@ def matmul(x1: ArrayLike, x2: ArrayLike, /, *, precision: Any = None,
             and x1.ndim == 2 and x2.ndim == 2 and x1.dtype == x2.dtype
             and x1.dtype.kind in "fiu" and x1.shape[1] == x2.shape[0]
             and canonicalize_dtype(x1.dtype) == x1.dtype):
+        if eager():  # (what the eval trace's bind would do, without it)
+            return wrap(ew.dot_p.impl(x1.view(np.ndarray), x2.view(np.ndarray),  # type: ignore[misc]
+                                      subscripts="ij,jk->ik"))
         return ew.dot_p.bind(x1, x2, subscripts="ij,jk->ik")  # (speed: the common case)
     x, y = operands("matmul", x1, x2, precision=precision,
                     preferred_element_type=preferred_element_type)
@@ -171,10 +175,21 @@ def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
         raise ValueError(f"dot: the last axis of a must match the "
                          f"{'second-to-last' if yn > 1 else 'only'} axis of b; got shapes "
                          f"{xs} and {ys}")
+    subscripts = _dot_subscripts(xn, yn)
+    if type(x) in _PLAIN and type(y) in _PLAIN and eager():
+        # (speed: what the eval trace's bind would do, without it: the impl on the ndarrays)
+        return wrap(ew.dot_p.impl(x.view(np.ndarray), y.view(np.ndarray),  # type: ignore[misc]
+                                  subscripts=subscripts))
+    return ew.dot(x, y, subscripts)
+
+
+@functools.lru_cache(maxsize=64)
+def _dot_subscripts(xn: int, yn: int) -> str:
+    """NumPy's dot as a contraction: a's last axis with b's second-to-last (its only)."""
     xl = _letters(xn - 1, "z") + "z"
     free_b = _letters(yn - 1, xl + "z")
     yl = free_b[:-1] + "z" + free_b[-1:] if yn > 1 else "z"
-    return ew.dot(x, y, f"{xl},{yl}->{xl[:-1]}{free_b}")
+    return f"{xl},{yl}->{xl[:-1]}{free_b}"
 
 
 def vdot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
