@@ -61,6 +61,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]  # minigrad from this check
 
 import control_flow  # noqa: E402
 import inplace_memory  # noqa: E402
+import numpy_surface  # noqa: E402
 import workload as wl  # noqa: E402
 
 import minigrad as mg  # noqa: E402
@@ -834,6 +835,8 @@ def b1_ratio(res: dict[int, dict[str, float]]) -> str:
 def main() -> None:
     if sys.argv[1:2] == ["random"]:  # minigrad.random's section: benchmarks/random_draws.py
         return __import__("random_draws").main(sys.argv[2:])
+    if sys.argv[1:2] == ["numpy_surface"]:  # issue #26's: benchmarks/numpy_surface.py
+        return numpy_surface.main(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, B up to 256")
     parser.add_argument("--no-write", action="store_true", help="print only")
@@ -874,6 +877,8 @@ def main() -> None:
               flush=True)
     print("\n9. control flow (benchmarks/control_flow.py)", flush=True)
     control_flow_md = control_flow.section(repeats, opts.quick)
+    print("\n10. minigrad.numpy's surface (benchmarks/numpy_surface.py)", flush=True)
+    surface_md = numpy_surface.section(repeats, opts.quick)
     print(f"\n6. against revision {opts.baseline}", flush=True)
     base = baseline_section(opts.baseline, max(6, repeats // 2 * 2))
 
@@ -977,6 +982,7 @@ def main() -> None:
         in_place=in_place_md, in_place_mem=in_place_mem_md,
         date=time.strftime("%Y-%m-%d"), repeats=repeats)
     page += control_flow_md
+    page += surface_md
     (docs / "benchmarks.md").write_text(page)
     print(f"\nwrote {docs / 'benchmarks.md'}")
 
