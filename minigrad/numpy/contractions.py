@@ -164,6 +164,12 @@ def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
         preferred_element_type: Any = None) -> Any:
     """NumPy's ``dot``: a product with a scalar; vector . vector; matrix products; for N-D
     ``a`` the sum over its last axis and ``b``'s second-to-last (its only, if 1-D)."""
+    if precision is None and preferred_element_type is None and _plain((a, b)) and eager():
+        xs, ys = a.shape, b.shape
+        if xs and ys and xs[-1] == ys[-2 if len(ys) > 1 else 0]:
+            # (speed: what the eval trace's bind of the last line would do, without it)
+            return wrap(ew.dot_p.impl(a.view(np.ndarray), b.view(np.ndarray),  # type: ignore[misc]
+                                      subscripts=_dot_subscripts(len(xs), len(ys))))
     x, y = operands("dot", a, b, precision=precision,
                     preferred_element_type=preferred_element_type)
     xn, yn = get_aval(x).ndim, get_aval(y).ndim
@@ -175,12 +181,7 @@ def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
         raise ValueError(f"dot: the last axis of a must match the "
                          f"{'second-to-last' if yn > 1 else 'only'} axis of b; got shapes "
                          f"{xs} and {ys}")
-    subscripts = _dot_subscripts(xn, yn)
-    if type(x) in _PLAIN and type(y) in _PLAIN and eager():
-        # (speed: what the eval trace's bind would do, without it: the impl on the ndarrays)
-        return wrap(ew.dot_p.impl(x.view(np.ndarray), y.view(np.ndarray),  # type: ignore[misc]
-                                  subscripts=subscripts))
-    return ew.dot(x, y, subscripts)
+    return ew.dot(x, y, _dot_subscripts(xn, yn))
 
 
 @functools.lru_cache(maxsize=64)
