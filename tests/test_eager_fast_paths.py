@@ -257,6 +257,24 @@ def test_dot() -> None:
     check(mnp.dot, np.ones(3), 2.0, expect_fast=False)
 
 
+def test_at_with_an_int_key() -> None:
+    # x.at[i] with a Python int i binds the scatter at once; an np.int64 key takes the
+    # general path (plan, _updates): the same result and errors
+    for x in [np.arange(5.0), np.arange(6.0, dtype=np.float32).reshape(3, 2),
+              np.arange(6).reshape(2, 3), np.array([True, False])]:
+        x = x.view(mg.Array)
+        for i in [0, 1, -1, -len(x), len(x), -len(x) - 1]:
+            for how in ["set", "add", "multiply", "min", "max"]:
+                for v in [2.5, 3, np.ones(x.shape[1:], x.dtype), np.ones(x.shape[1:])]:
+                    with no_binds() as calls:
+                        fast = outcome(lambda: getattr(x.at[i], how)(v))
+                    general = outcome(lambda: getattr(x.at[np.int64(i)], how)(v))
+                    assert_same(fast, general)
+                    if how == "add" and x.dtype.kind == "f" and not isinstance(fast, tuple) \
+                            and (type(v) is float or getattr(v, "dtype", None) == x.dtype):
+                        assert calls == ["scatter_add"]
+
+
 # --------------------------------------------------------------------------- minigrad.nn
 
 NN = [nn.relu, nn.sigmoid, nn.softplus, nn.log_sigmoid, nn.silu, nn.gelu,
