@@ -266,9 +266,11 @@ def test_at_with_an_int_key() -> None:
         for i in [0, 1, -1, -len(x), len(x), -len(x) - 1]:
             for how in ["set", "add", "multiply", "min", "max"]:
                 for v in [2.5, 3, np.ones(x.shape[1:], x.dtype), np.ones(x.shape[1:])]:
+                    update = getattr(x.at[i], how)
                     with no_binds() as calls:
-                        fast = outcome(lambda: getattr(x.at[i], how)(v))
-                    general = outcome(lambda: getattr(x.at[np.int64(i)], how)(v))
+                        fast = outcome(lambda: update(v))  # noqa: B023
+                    general_update = getattr(x.at[np.int64(i)], how)
+                    general = outcome(lambda: general_update(v))  # noqa: B023
                     assert_same(fast, general)
                     if how == "add" and x.dtype.kind == "f" and not isinstance(fast, tuple) \
                             and (type(v) is float or getattr(v, "dtype", None) == x.dtype):
@@ -317,7 +319,8 @@ CASES: list[tuple[Callable[..., Any], dict]] = [
     (mnp.mean, {"axis": 1}), (mnp.var, {"axis": 0, "ddof": 1}), (mnp.std, {"keepdims": True}),
     (mnp.median, {"axis": 1}), (mnp.sort, {}), (nn.relu, {}), (nn.sigmoid, {}),
     (nn.softplus, {}), (nn.silu, {}), (nn.gelu, {}), (nn.softmax, {}), (nn.log_softmax, {}),
-    (mnp.linalg.norm, {"axis": 1}), (lambda x: mnp.dot(x, x.T), {}), (mnp.all, {"axis": 0}), (mnp.argsort, {}),
+    (mnp.linalg.norm, {"axis": 1}), (lambda x: mnp.dot(x, x.T), {}), (mnp.all, {"axis": 0}),
+    (mnp.argsort, {}),
 ]
 
 

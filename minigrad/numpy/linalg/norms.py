@@ -127,7 +127,8 @@ def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False
         if axis is None:
             return fast.norm(x, tuple(range(x.ndim)), keepdims)
         if isinstance(axis, (int, np.integer)):
-            return fast.norm(x, canonical_axes(axis, x.ndim, "norm"), keepdims)
+            return fast.norm(x, canonical_axes(axis, x.ndim, "norm"),  # type: ignore[arg-type]
+                             keepdims)
     x = _inexact(x, "norm")
     nd = get_aval(x).ndim
     if axis is None:
