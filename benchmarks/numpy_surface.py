@@ -5,8 +5,9 @@
    ``mnp.var``, ``minigrad.nn.softmax`` ...) on a 1-element and a 1000-element float64 array
    against the NumPy call it wraps (for ``minigrad.nn``, the same stable formula written in
    NumPy; for ``x.at[i].add(v)``, a copy and an in-place add). Each round times every system
-   in turn (a calibrated loop each); a figure is the minimum over rounds of the time per call,
-   the difference of the minima the cost over NumPy. Target: +3 us or less.
+   in turn (a calibrated loop of ~2 ms each, twice as many rounds as the MLP's); a figure is
+   the minimum over rounds of the time per call, the difference of the minima the cost over
+   NumPy. Target: +3 us or less.
 2. A jitted MLP step (forward and backward: a gelu hidden layer, a log_softmax cross-entropy;
    float32, 64 inputs, 128 hidden, 10 classes) at B = 1, 32, 256: minigrad's
    ``jit(value_and_grad)`` against a hand-written NumPy forward and backward (the floor) and,
@@ -60,7 +61,7 @@ def _calibrate(fn: Callable[[], Any], target: float) -> int:
         n *= 4
 
 
-def interleaved(fns: dict[str, Callable[[], Any]], rounds: int, target: float = 0.005
+def interleaved(fns: dict[str, Callable[[], Any]], rounds: int, target: float = 0.002
                 ) -> dict[str, list[float]]:
     """Seconds per call of each function, one figure per round, the functions in turn."""
     for f in fns.values():  # warm up: caches, jit's first call
@@ -169,11 +170,11 @@ def eager_section(rounds: int) -> list[list[str]]:
         for name, (np_name, mine, theirs) in eager_rows(n).items():
             if name.startswith("matmul") and n != SIZES[-1]:
                 continue  # (one shape)
-            t = interleaved({"minigrad": mine, "numpy": theirs}, rounds)
+            t = interleaved({"minigrad": mine, "numpy": theirs}, 2 * rounds)
             rows.append(_row(name, str(n), np_name, t))
             print(f"  {rows[-1]}", flush=True)
     for name, (np_name, mine, theirs) in linalg_rows().items():
-        t = interleaved({"minigrad": mine, "numpy": theirs}, rounds)
+        t = interleaved({"minigrad": mine, "numpy": theirs}, 2 * rounds)
         rows.append(_row(f"linalg.{name}", "32x32", np_name, t))
         print(f"  {rows[-1]}", flush=True)
     return rows
@@ -304,28 +305,29 @@ def section(rounds: int = 15, quick: bool = False) -> str:
                       + (["minigrad jit / JAX jit (median ratio)"] if has_jax else [])
                       + ["<= 1.1x floor"], mlp)
     jax_note = "" if has_jax else "\n\njax was not installed for this run: no JAX column."
-    return SECTION.format(rounds=rounds, eager=eager_md, mlp=mlp_md, worst=worst,
-                          jax_note=jax_note)
+    return SECTION.format(rounds=rounds, eager_rounds=2 * rounds, eager=eager_md, mlp=mlp_md,
+                          worst=worst, jax_note=jax_note)
 
 
 SECTION = """
 
 ## minigrad.numpy's surface (issue #26)
 
-`benchmarks/numpy_surface.py` (`python benchmarks/run.py numpy_surface`), {rounds} interleaved
-rounds, minima over rounds (float64, one thread). Eagerly, a function of `minigrad.numpy` or
-`minigrad.nn` given concrete arrays and no transform takes a fast path
-(`minigrad/numpy/eager.py`) that runs the NumPy calls its primitives' impls would, without a
-bind per primitive (tests/test_eager_fast_paths.py holds it bit for bit equal to the general
-path); a `minigrad.nn` row's NumPy column is the same stable formula written in NumPy, and the
-linalg rows call LAPACK through `np.linalg` on the fast path.
+`benchmarks/numpy_surface.py` (`python benchmarks/run.py numpy_surface`): {eager_rounds}
+interleaved rounds of ~2 ms a system, minima over rounds (float64, one thread). Eagerly, a
+function of `minigrad.numpy` or `minigrad.nn` given concrete arrays and no transform takes a
+fast path (`minigrad/numpy/eager.py`) that runs the NumPy calls its primitives' impls would,
+without a bind per primitive (tests/test_eager_fast_paths.py holds it bit for bit equal to the
+general path); a `minigrad.nn` row's NumPy column is the same stable formula written in NumPy,
+and the linalg rows call LAPACK through `np.linalg` on the fast path.
 
 {eager}
 
 A jitted training step of an MLP (float32, 64 inputs, a gelu hidden layer of 128, a
 log_softmax cross-entropy over 10 classes): minigrad's `jit(value_and_grad)` against a
 hand-written NumPy forward and backward (the floor; its loss and gradients agree with
-minigrad's to {worst:.1e} in float64) and JAX's `jit(value_and_grad)`.
+minigrad's to {worst:.1e} in float64) and JAX's `jit(value_and_grad)`; {rounds} interleaved rounds
+of ~20 ms a system, minima (and the median of the per-round ratios).
 
 {mlp}{jax_note}
 """
