@@ -1,5 +1,5 @@
 """The examples' time per step (issue #30): ``python benchmarks/run.py examples [--rounds N]``,
-or section 10 of ``benchmarks/run.py``, which appends this section's markdown to
+or section 11 of ``benchmarks/run.py``, which appends this section's markdown to
 docs/benchmarks.md.
 
 Each program in examples/ times its own step (the update step, or the vmap(grad) call) eagerly
@@ -78,7 +78,7 @@ def section(rounds: int = 3, repeats: int = 5) -> str:
                       for r in [header, ["---"] * len(header), *rows])
     missing = "" if has_jax else "\n\nJAX was not installed for this run: no JAX columns.\n"
     return f"""
-## 10. The examples: time per step
+## 11. The examples: time per step
 
 Each program of [examples/](../examples) run whole, on minigrad and on JAX 0.10.2 (the same
 file; only its imports differ), {rounds} interleaved rounds, each example timing its own step

@@ -59,6 +59,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]  # minigrad from this check
 
 import control_flow  # noqa: E402
 import inplace_memory  # noqa: E402
+import numpy_surface  # noqa: E402
 import workload as wl  # noqa: E402
 from inplace_memory import peak_bytes  # noqa: E402
 
@@ -820,6 +821,8 @@ def b1_ratio(res: dict[int, dict[str, float]]) -> str:
 def main() -> None:
     if sys.argv[1:2] == ["random"]:  # minigrad.random's section: benchmarks/random_draws.py
         return __import__("random_draws").main(sys.argv[2:])
+    if sys.argv[1:2] == ["numpy_surface"]:  # issue #26's: benchmarks/numpy_surface.py
+        return numpy_surface.main(sys.argv[2:])
     if sys.argv[1:2] == ["examples"]:  # examples/' section: benchmarks/example_programs.py
         return __import__("example_programs").main(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -862,7 +865,9 @@ def main() -> None:
               flush=True)
     print("\n9. control flow (benchmarks/control_flow.py)", flush=True)
     control_flow_md = control_flow.section(repeats, opts.quick)
-    print("\n10. the examples (benchmarks/example_programs.py)", flush=True)
+    print("\n10. minigrad.numpy's surface (benchmarks/numpy_surface.py)", flush=True)
+    surface_md = numpy_surface.section(repeats, opts.quick)
+    print("\n11. the examples (benchmarks/example_programs.py)", flush=True)
     examples_md = __import__("example_programs").section(2 if opts.quick else 3)
     print(f"\n6. against revision {opts.baseline}", flush=True)
     base = baseline_section(opts.baseline, max(6, repeats // 2 * 2))
@@ -966,7 +971,7 @@ def main() -> None:
         jit_first=jit_md, jit_passes=passes_md, jit_hit=hit_md, jit_fusion=fusion_text(res),
         in_place=in_place_md, in_place_mem=in_place_mem_md,
         date=time.strftime("%Y-%m-%d"), repeats=repeats)
-    page += control_flow_md + examples_md
+    page += control_flow_md + surface_md + examples_md
     (docs / "benchmarks.md").write_text(page)
     print(f"\nwrote {docs / 'benchmarks.md'}")
 

@@ -18,7 +18,7 @@ import numpy as np
 from minigrad import numpy as mnp
 from minigrad.core import get_aval
 from minigrad.dtypes import default_float_dtype
-from minigrad.nn import initializers  # issue #34 (branch nn-tree)
+from minigrad.nn import _fast, initializers  # (initializers: issue #34)
 from minigrad.nn.functions import (  # issue #34 (branch nn-tree)
     celu,
     dot_product_attention,
@@ -32,7 +32,8 @@ from minigrad.nn.functions import (  # issue #34 (branch nn-tree)
     soft_sign,
     sparse_plus,
 )
-from minigrad.numpy.util import ArrayLike, Axis, asarray, dtype_arg, float_dtype
+from minigrad.numpy.eager import canonical_real, eager, real_float
+from minigrad.numpy.util import ArrayLike, Axis, asarray, canonical_axes, dtype_arg, float_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops.special_functions import erfc
 from minigrad.ops.stop_gradient import stop_gradient
@@ -57,6 +58,8 @@ def _real(x: ArrayLike, fn: str) -> Any:
 def relu(x: ArrayLike) -> Any:
     """``max(x, 0)``, with derivative 0 at 0 (as JAX); NaN stays NaN, an integer ``x`` keeps
     its dtype."""
+    if canonical_real(x) and eager():  # (speed: minigrad.nn._fast, the same NumPy calls)
+        return _fast.relu(x.view(np.ndarray))
     x = asarray(x)
     if get_aval(x).dtype.kind not in "biuf":
         raise TypeError(f"relu: x must be real; got dtype {get_aval(x).dtype}")
@@ -65,6 +68,8 @@ def relu(x: ArrayLike) -> Any:
 
 def sigmoid(x: ArrayLike) -> Any:
     """``1 / (1 + exp(-x))``, from ``exp(-|x|)`` so no branch overflows (nor its gradient)."""
+    if real_float(x) and eager():
+        return _fast.sigmoid(x.view(np.ndarray))
     x = _real(x, "sigmoid")
     pos = x >= 0
     e = mnp.exp(mnp.where(pos, -x, x))  # exp(-|x|) in (0, 1], with |x|'s derivative +-1 at 0
@@ -73,17 +78,23 @@ def sigmoid(x: ArrayLike) -> Any:
 
 def softplus(x: ArrayLike) -> Any:
     """``log(1 + exp(x))`` = ``logaddexp(x, 0)``: ``softplus(1000) == 1000``, gradient 1."""
+    if real_float(x) and eager():
+        return _fast.softplus(x.view(np.ndarray))
     x = _real(x, "softplus")
     return mnp.logaddexp(x, mnp.zeros_like(x))
 
 
 def log_sigmoid(x: ArrayLike) -> Any:
     """``log(sigmoid(x))`` = ``-softplus(-x)``, exact for large ``|x|``."""
+    if real_float(x) and eager():
+        return _fast.log_sigmoid(x.view(np.ndarray))
     return -softplus(-_real(x, "log_sigmoid"))
 
 
 def silu(x: ArrayLike) -> Any:
     """``x * sigmoid(x)`` (also called swish)."""
+    if real_float(x) and eager():
+        return _fast.silu(x.view(np.ndarray))
     x = _real(x, "silu")
     return x * sigmoid(x)
 
@@ -96,6 +107,8 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Any:
     uses the tanh approximation, ``False`` the exact ``x * erfc(-x / sqrt 2) / 2``."""
     if not isinstance(approximate, (bool, np.bool_)):
         raise TypeError(f"gelu: approximate must be a bool; got {approximate!r}")
+    if real_float(x) and eager():
+        return _fast.gelu(x.view(np.ndarray), bool(approximate))
     x = _real(x, "gelu")
     if approximate:
         inner = math.sqrt(2 / math.pi) * (x + 0.044715 * (x * x * x))
@@ -126,6 +139,13 @@ def _check_where(where: ArrayLike | None, fn: str) -> Any:
     return mask
 
 
+def _axes(axis: Axis, ndim: int) -> tuple[int, ...]:
+    """``axis`` as the general path's max (in ``_shifted``) reads it, with its errors."""
+    if type(axis) is int and -ndim <= axis < ndim:  # (the common case, quickly)
+        return (axis % ndim,)
+    return canonical_axes(axis, ndim, "max")
+
+
 def _shifted(x: ArrayLike, axis: Axis, where: ArrayLike | None, fn: str) -> tuple[Any, Any]:
     """``x - max(x)`` over ``axis`` (masked entries ``-inf``), the maximum held constant: both
     softmaxes are shift-invariant, so its derivative would cancel anyway."""
@@ -140,6 +160,8 @@ def _shifted(x: ArrayLike, axis: Axis, where: ArrayLike | None, fn: str) -> tupl
 def softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Any:
     """``exp(x) / sum(exp(x))`` over ``axis`` (an int, a tuple or None), without overflow;
     with ``where``, only the masked-in entries count and the others are 0."""
+    if where is None and real_float(x) and x.size and eager():
+        return _fast.softmax(x.view(np.ndarray), _axes(axis, x.ndim))
     shifted, mask = _shifted(x, axis, where, "softmax")
     unnormalized = mnp.exp(shifted)
     result = unnormalized / mnp.sum(unnormalized, axis, keepdims=True, where=mask)
@@ -149,6 +171,8 @@ def softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> An
 def log_softmax(x: ArrayLike, axis: Axis = -1, where: ArrayLike | None = None) -> Any:
     """``x - logsumexp(x)`` over ``axis``: a ``-inf`` logit gives ``-inf`` (no NaN) and a
     finite gradient; with ``where``, masked-out entries are ``-inf``."""
+    if where is None and real_float(x) and x.size and eager():
+        return _fast.log_softmax(x.view(np.ndarray), _axes(axis, x.ndim))
     shifted, mask = _shifted(x, axis, where, "log_softmax")
     result = shifted - mnp.log(mnp.sum(mnp.exp(shifted), axis, keepdims=True, where=mask))
     return result if mask is None else mnp.where(mask, result, -np.inf)

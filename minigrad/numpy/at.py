@@ -158,6 +158,11 @@ def scatter_update(fn: str, x: ArrayLike, key: Any, values: Any, how: str,
             u = _eager_updates(x, key, values)
             if u is not None:
                 return prim.bind(x, u, key, **_AXIS0)
+        elif type(key) is int and mode is None and wrap_negative:  # x.at[i]: x[i]'s shape
+            u = _eager_updates(x, _SCALAR_KEY, values)
+            if u is not None:
+                ix.check_int(key, x.shape[0], 0, fn)  # (plan's check, its error)
+                return prim.bind(x, u, np.asarray(key), **_AXIS0)
         x = asarray(x)
         aval = get_aval(x)
         if not aval.shape:  # a 0-d x: its one entry, as entry 0 of a 1-element x
@@ -176,11 +181,16 @@ def scatter_update(fn: str, x: ArrayLike, key: Any, values: Any, how: str,
         raise
 
 
+_SCALAR_KEY = np.zeros((), np.int64)  # (a Python int key's shape and kind, for _eager_updates)
+
+
 def _eager_updates(x: Any, key: Any, values: Any) -> Any:
-    """The updates, if the update is the simple eager one (else None)."""
+    """The updates, if the update is the simple eager one (else None): ``key`` a 1-D integer
+    array, or ``_SCALAR_KEY`` for a Python int."""
     tx = type(x)
-    if (tx is not core.eager_array_type and tx is not np.ndarray) or key.ndim != 1 \
-            or not x.ndim or key.dtype.kind not in "iu" or _get_current() is not eval_trace:
+    if (tx is not core.eager_array_type and tx is not np.ndarray) \
+            or (key.ndim != 1 and key is not _SCALAR_KEY) or not x.ndim \
+            or key.dtype.kind not in "iu" or _get_current() is not eval_trace:
         return None
     dtype = x.dtype
     if dtype in _NARROWED and not x64_enabled():

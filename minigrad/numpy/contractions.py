@@ -24,6 +24,7 @@ import numpy as np
 from minigrad import core
 from minigrad.core import get_aval
 from minigrad.dtypes import canonicalize_dtype
+from minigrad.numpy.eager import eager, wrap
 from minigrad.numpy.util import (
     ArrayLike,
     asarray,
@@ -115,6 +116,9 @@ def matmul(x1: ArrayLike, x2: ArrayLike, /, *, precision: Any = None,
             and x1.ndim == 2 and x2.ndim == 2 and x1.dtype == x2.dtype
             and x1.dtype.kind in "fiu" and x1.shape[1] == x2.shape[0]
             and canonicalize_dtype(x1.dtype) == x1.dtype):
+        if eager():  # (what the eval trace's bind would do, without it)
+            return wrap(ew.dot_p.impl(x1.view(np.ndarray), x2.view(np.ndarray),  # type: ignore[misc]
+                                      subscripts="ij,jk->ik"))
         return ew.dot_p.bind(x1, x2, subscripts="ij,jk->ik")  # (speed: the common case)
     x, y = operands("matmul", x1, x2, precision=precision,
                     preferred_element_type=preferred_element_type)
@@ -158,6 +162,12 @@ def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
         preferred_element_type: Any = None) -> Any:
     """NumPy's ``dot``: a product with a scalar; vector . vector; matrix products; for N-D
     ``a`` the sum over its last axis and ``b``'s second-to-last (its only, if 1-D)."""
+    if precision is None and preferred_element_type is None and _plain((a, b)) and eager():
+        xs, ys = a.shape, b.shape
+        if xs and ys and xs[-1] == ys[-2 if len(ys) > 1 else 0]:
+            # (speed: what the eval trace's bind of the last line would do, without it)
+            return wrap(ew.dot_p.impl(a.view(np.ndarray), b.view(np.ndarray),  # type: ignore[misc]
+                                      subscripts=_dot_subscripts(len(xs), len(ys))))
     x, y = operands("dot", a, b, precision=precision,
                     preferred_element_type=preferred_element_type)
     xn, yn = get_aval(x).ndim, get_aval(y).ndim
@@ -169,10 +179,16 @@ def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
         raise ValueError(f"dot: the last axis of a must match the "
                          f"{'second-to-last' if yn > 1 else 'only'} axis of b; got shapes "
                          f"{xs} and {ys}")
+    return ew.dot(x, y, _dot_subscripts(xn, yn))
+
+
+@functools.lru_cache(maxsize=64)
+def _dot_subscripts(xn: int, yn: int) -> str:
+    """NumPy's dot as a contraction: a's last axis with b's second-to-last (its only)."""
     xl = _letters(xn - 1, "z") + "z"
     free_b = _letters(yn - 1, xl + "z")
     yl = free_b[:-1] + "z" + free_b[-1:] if yn > 1 else "z"
-    return ew.dot(x, y, f"{xl},{yl}->{xl[:-1]}{free_b}")
+    return f"{xl},{yl}->{xl[:-1]}{free_b}"
 
 
 def vdot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,

@@ -20,6 +20,8 @@ import numpy as np
 from minigrad.array import Array
 from minigrad.core import Tracer, get_aval
 from minigrad.dtypes import default_int_dtype, default_uint_dtype, x64_enabled
+from minigrad.numpy import fast_paths as fast
+from minigrad.numpy.eager import canonical_real, eager, real_float
 from minigrad.numpy.shape import ravel
 from minigrad.numpy.ufuncs import divide, maximum, minimum, sqrt, subtract
 from minigrad.numpy.util import (
@@ -296,6 +298,8 @@ def _logical(a: ArrayLike, axis: Axis, out: Any, keepdims: Any, where: Any, fn: 
     refuse_out(out, fn)
     x = asarray(a)
     axes = reduction_axes(x, axis, keepdims, fn)
+    if where is None and canonical_real(a) and eager():
+        return fast.all_any(a, axes, keepdims, is_all)
     x = masked(_truth(x), where, is_all, fn)
     out = keep(red.reduce_and(x, axes) if is_all else red.reduce_or(x, axes), axes, keepdims)
     return out if axes else copy_of(out)
@@ -412,12 +416,16 @@ def mean(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None,
     if dtype is None and keepdims is False and where is None and out is None:
         axes = plain_axes(a, axis)
         if axes and a.size:
+            if eager():
+                return fast.mean(a, axes, False)
             total = st.reduce_sum_p.bind(a, axes=axes)
             count = np.full(np.shape(total), a.size // total.size, a.dtype)
             return ew.div_p.bind(total, count)
     refuse_out(out, "mean")
     x = asarray(a)
     axes = reduction_axes(x, axis, keepdims, "mean")
+    if dtype is None and where is None and real_float(a) and eager():
+        return fast.mean(a, axes, keepdims)
     result = dtype_arg(dtype, "mean") if dtype is not None else float_dtype(x)
     compute = accumulation_dtype(result) if dtype is None else result
     x = ew.convert_element_type(x, compute)
@@ -450,7 +458,25 @@ def var(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None, dd
     >>> mnp.var(np.array([1.0, 2.0]), ddof=2)
     Array(nan, dtype=float64)
     """
+    fast_var = _fast_variance(a, axis, dtype, out, ddof, keepdims, where, mean, correction,
+                              "var", False)
+    if fast_var is not None:
+        return fast_var
     return variance(a, axis, dtype, out, ddof, keepdims, where, mean, correction, "var")
+
+
+def _fast_variance(a: ArrayLike, axis: Axis, dtype: Any, out: Any, ddof: Any, keepdims: Any,
+                   where: Any, mean: Any, correction: Any, fn: str, root: bool) -> Any:
+    """var or std by ``fast.var`` when it applies (after the general path's checks), else
+    None."""
+    if not (dtype is None and where is None and mean is None and real_float(a) and eager()):
+        return None
+    refuse_out(out, fn)
+    correction = _check_ddof(ddof, correction, fn)
+    if type(correction) is not int and type(correction) is not float:
+        return None  # (a NumPy scalar promotes the division: the general path)
+    axes = reduction_axes(a, axis, keepdims, fn)
+    return fast.var(a, axes, keepdims, correction, root)
 
 
 def variance(a: ArrayLike, axis: Axis, dtype: Any, out: Any, ddof: Any, keepdims: Any,
@@ -499,6 +525,10 @@ def std(a: ArrayLike, axis: Axis = None, dtype: Any = None, out: None = None, dd
         mean: ArrayLike | None = None, correction: int | float | None = None) -> Any:
     """The standard deviation, ``sqrt(var)``; its derivative at a constant input is NaN
     (``sqrt'(0) * 0``), as JAX's."""
+    fast_std = _fast_variance(a, axis, dtype, out, ddof, keepdims, where, mean, correction,
+                              "std", True)
+    if fast_std is not None:
+        return fast_std
     return sqrt(variance(a, axis, dtype, out, ddof, keepdims, where, mean, correction, "std"))
 
 

@@ -16,6 +16,8 @@ import numpy as np
 
 from minigrad.core import Tracer, get_aval
 from minigrad.dtypes import default_int_dtype
+from minigrad.numpy import fast_paths as fast
+from minigrad.numpy.eager import canonical_real, eager
 from minigrad.numpy.shape import ravel
 from minigrad.numpy.util import ArrayLike, asarray, canonical_axes, dtype_arg, result_dtype
 from minigrad.ops import elementwise as ew
@@ -57,11 +59,27 @@ def _check_sort_args(kind: Any, order: Any, stable: Any, descending: Any, fn: st
             raise TypeError(f"{fn}: {name} must be a bool; got {value!r}")
 
 
+def _fast_sort(a: Any, axis: Any, descending: Any) -> bool:
+    """Whether ``fast_paths`` sorts ``a``: eagerly, ascending, along one axis of a concrete
+    array (``_sort_axis`` then binds nothing)."""
+    return (not descending and canonical_real(a) and (axis is not None or a.ndim == 1)
+            and eager())
+
+
+def _fast_axis(a: Any, axis: Any, fn: str) -> int:
+    """``_sort_axis``'s axis (and errors), the common int axis read directly."""
+    if type(axis) is int and -a.ndim <= axis < a.ndim:
+        return axis % a.ndim
+    return _sort_axis(a, axis, fn)[1]
+
+
 def sort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None,
          stable: bool = True, descending: bool = False) -> Any:
     """A sorted copy of ``a`` along ``axis`` (flattened if None); NaNs last (first with
     ``descending``). The array API's ``sort(x, /, *, axis, descending, stable)`` too."""
     _check_sort_args(kind, order, stable, descending, "sort")
+    if _fast_sort(a, axis, descending):
+        return fast.sort(a, _fast_axis(a, axis, "sort"))
     x, ax = _sort_axis(a, axis, "sort")
     (out,) = sort_operands([x], ax)
     return rev(out, (ax,)) if descending else out
@@ -76,6 +94,8 @@ def argsort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: No
     index_dtype = default_int_dtype() if dtype is None else dtype_arg(dtype, "argsort")
     if index_dtype.kind not in "iu":
         raise TypeError(f"argsort: dtype must be an integer dtype; got {index_dtype}")
+    if _fast_sort(a, axis, descending):
+        return fast.argsort(a, _fast_axis(a, axis, "argsort"), index_dtype)
     positions = iota(get_aval(x).shape, ax, index_dtype)
     if descending:  # reversed in, reversed out: ties stay in input order
         _, index = sort_operands([rev(x, (ax,)), rev(positions, (ax,))], ax)

@@ -158,6 +158,29 @@ def _substitute(t: np.ndarray, b: np.ndarray, forward: bool, unit: bool) -> np.n
     return x
 
 
+def _solve_triangle(t: np.ndarray, b: np.ndarray, forward: bool, unit: bool) -> np.ndarray:
+    """``_substitute``'s solve, vectorized: LAPACK's gesv (np.linalg.solve, one call for the
+    whole stack) on the triangle read, its diagonal set to ones if ``unit``. The same ``x`` up
+    to rounding (gesv pivots where substitution does not); a triangle with a zero on its
+    diagonal or a non-finite entry, or an empty one, goes to ``_substitute``, whose infinities
+    and NaNs are trsm's."""
+    if t.size == 0 or b.size == 0:
+        return _substitute(t, b, forward, unit)
+    tri = np.tril(t) if forward else np.triu(t)  # (a new array: written below)
+    if unit:
+        m = t.shape[-1]
+        tri[..., range(m), range(m)] = 1
+    elif not np.diagonal(tri, 0, -2, -1).all():
+        return _substitute(t, b, forward, unit)
+    if not np.isfinite(tri).all():
+        return _substitute(t, b, forward, unit)
+    try:
+        x = np.linalg.solve(tri, b)
+    except np.linalg.LinAlgError:  # (a pivot underflowed to 0: substitution's answer)
+        return _substitute(t, b, forward, unit)
+    return x.astype(b.dtype, copy=False)
+
+
 @triangular_solve_p.def_impl
 def _triangular_solve_impl(a: np.ndarray, b: np.ndarray, *, left_side: bool, lower: bool,
                            transpose_a: bool, unit_diagonal: bool) -> np.ndarray:
@@ -167,7 +190,7 @@ def _triangular_solve_impl(a: np.ndarray, b: np.ndarray, *, left_side: bool, low
         transpose_a = not transpose_a
         b = np.swapaxes(b, -1, -2)
     t = np.swapaxes(a, -1, -2) if transpose_a else a
-    x = _substitute(t, b, forward=lower != transpose_a, unit=unit_diagonal)
+    x = _solve_triangle(t, b, forward=lower != transpose_a, unit=unit_diagonal)
     return x if left_side else np.swapaxes(x, -1, -2)
 
 

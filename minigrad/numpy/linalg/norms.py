@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from minigrad.core import get_aval
+from minigrad.numpy.eager import eager, real_float
+from minigrad.numpy.linalg import fast
 from minigrad.numpy.linalg._common import abs_, full_like, matrix_operand, min_
 from minigrad.numpy.linalg.decompositions import svd
 from minigrad.numpy.linalg.solvers import inv
@@ -121,6 +123,12 @@ def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False
     5.0
     """
     _check_keepdims(keepdims, "norm")
+    if ord is None and real_float(x) and x.ndim and eager():  # (speed: the 2-norm, eagerly)
+        if axis is None:
+            return fast.norm(x, tuple(range(x.ndim)), keepdims)
+        if isinstance(axis, (int, np.integer)):
+            return fast.norm(x, canonical_axes(axis, x.ndim, "norm"),  # type: ignore[arg-type]
+                             keepdims)
     x = _inexact(x, "norm")
     nd = get_aval(x).ndim
     if axis is None:

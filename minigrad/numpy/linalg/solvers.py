@@ -18,6 +18,7 @@ import numpy as np
 from minigrad.core import get_aval
 from minigrad.custom_rules import custom_jvp
 from minigrad.dtypes import default_int_dtype
+from minigrad.numpy.linalg import fast
 from minigrad.numpy.linalg._common import (
     abs_,
     batch_shape,
@@ -80,6 +81,9 @@ def solve(a: ArrayLike, b: ArrayLike) -> Any:
     """``x`` with ``a @ x = b``: ``b`` of shape ``(n,)`` is one vector, otherwise ``(..., n,
     k)``; batch dimensions broadcast (NumPy 2's rule). Singular ``a``: infinities and NaNs,
     no error (NumPy raises LinAlgError)."""
+    x = fast.solve(a, b)
+    if x is not None:
+        return x
     a, b = _float_pair(a, b, "solve")
     a = matrix_operand(a, "solve")
     n = get_aval(a).shape[-1]
@@ -97,6 +101,9 @@ def solve(a: ArrayLike, b: ArrayLike) -> Any:
 
 def inv(a: ArrayLike) -> Any:
     """The inverse, ``solve(a, I)``. Singular: infinities and NaNs (NumPy raises)."""
+    fast_inv = fast.inv(a)
+    if fast_inv is not None:
+        return fast_inv
     x = matrix_operand(a, "inv")
     n = get_aval(x).shape[-1]
     batch = get_aval(x).shape[:-2]
@@ -171,6 +178,9 @@ def det(a: ArrayLike) -> Any:
     """The determinant: explicit formulas for 1x1, 2x2 and 3x3 (as JAX), otherwise the
     product of U's diagonal from the LU factorization (NumPy's value), with the adjugate as
     its derivative; 1 for 0x0."""
+    fast_det = fast.det(a)
+    if fast_det is not None:
+        return fast_det
     x = matrix_operand(a, "det")
     *batch, n, _ = get_aval(x).shape
     if n == 0:
@@ -220,6 +230,9 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     if method not in (None, "lu"):
         raise NotImplementedError(f"slogdet: method must be None or 'lu' ('qr' is not "
                                   f"supported); got {method!r}")
+    fast_result = fast.slogdet(a)
+    if fast_result is not None:
+        return SlogdetResult(*fast_result)
     x = matrix_operand(a, "slogdet")
     *batch, n, _ = get_aval(x).shape
     if n == 0:
