@@ -14,6 +14,7 @@ import numpy as np
 
 from minigrad.numpy.eager import wrap
 from minigrad.ops.special_functions import erfc_p
+from minigrad.ops.structural import sum_logical
 
 
 def relu(x: np.ndarray) -> Any:
@@ -67,7 +68,7 @@ def _shifted(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 
 def _sum_kept(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     # sum(x, axes, keepdims=True) (reductions._sum_like: reduce_sum, then the kept axes)
-    return np.add.reduce(x, axis=axes, dtype=x.dtype, keepdims=True) if axes else x
+    return sum_logical(x, axes, keepdims=True) if axes else x
 
 
 def softmax(x: np.ndarray, axes: tuple[int, ...]) -> Any:

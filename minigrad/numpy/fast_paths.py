@@ -15,13 +15,14 @@ import numpy as np
 
 from minigrad.array import Array
 from minigrad.numpy.eager import wrap
+from minigrad.ops.structural import sum_logical
 
 _NAN = np.nan
 
 
 def _sum(x: np.ndarray, axes: tuple[int, ...]) -> Any:
     """``st.reduce_sum``: ``x`` itself over no axes."""
-    return np.add.reduce(x, axis=axes, dtype=x.dtype) if axes else x
+    return sum_logical(x, axes) if axes else x
 
 
 def _nan_times(x: Any) -> Any:

@@ -495,8 +495,14 @@ def reduction_batch(prim: Primitive, axis_size: int, vals: tuple, dims: tuple, *
 # round differently from a contiguous one with the same values; jit's passes change layouts, and
 # jit must give eager's bits. Summing in the logical order makes the result a function of the
 # values alone.
-reduce_sum_p.def_impl(lambda x, *, axes: np.add.reduce(
-    x if x.flags.c_contiguous else np.ascontiguousarray(x), axis=axes, dtype=x.dtype))
+def sum_logical(x: np.ndarray, axes: tuple[int, ...], keepdims: bool = False) -> Any:
+    """reduce_sum's impl (also the eager fast paths'): ``np.add.reduce`` in the logical
+    order."""
+    return np.add.reduce(x if x.flags.c_contiguous else np.ascontiguousarray(x), axis=axes,
+                         dtype=x.dtype, keepdims=keepdims)  # type: ignore[call-overload]
+
+
+reduce_sum_p.def_impl(lambda x, *, axes: sum_logical(x, axes))
 reduce_sum_p.def_abstract_eval(partial(reduction_abstract_eval, "reduce_sum"))
 reduce_sum_p.def_jvp(partial(linear_jvp, reduce_sum_p))
 reduce_sum_p.def_batch(partial(reduction_batch, reduce_sum_p))

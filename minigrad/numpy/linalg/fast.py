@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from minigrad.numpy.eager import eager, real_float, wrap
+from minigrad.ops.structural import sum_logical
 
 
 def _square(a: Any) -> bool:
@@ -67,5 +68,5 @@ def norm(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     """``norms._sum_sq`` (the 2-norm over ``axes``; ord None), kept axes as ``_keep``."""
     v = x.view(np.ndarray)
     squares = np.multiply(v, v)
-    out = np.sqrt(np.add.reduce(squares, axis=axes, dtype=v.dtype) if axes else squares)
+    out = np.sqrt(sum_logical(squares, axes) if axes else squares)
     return wrap(np.expand_dims(out, axes) if keepdims else out)
