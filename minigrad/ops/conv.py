@@ -158,9 +158,9 @@ def conv_shift(xp: np.ndarray, w: np.ndarray, strides: Sequence[int],
                  zip(space, kernel, rhs_dilation, strides, strict=True)]
     out = None
     for j, ks in enumerate(np.ndindex(*kernel)):
-        part = z[(slice(None), slice(None),
-                  *(slice(k * d, k * d + (y - 1) * st + 1, st) for k, d, y, st in
-                    zip(ks, rhs_dilation, out_space, strides, strict=True)), j)]
+        rows = tuple(slice(k * d, k * d + (y - 1) * st + 1, st) for k, d, y, st in
+                     zip(ks, rhs_dilation, out_space, strides, strict=True))
+        part = z[(slice(None), slice(None)) + rows + (j,)]
         if out is None:
             out = part.copy()  # (G, Nb, Y..., Og)
         else:
