@@ -303,7 +303,8 @@ def _chosen(x: np.ndarray, select: str, window_dimensions: Shape, window_strides
     first, *rest = window_slices(out_shape, window_dimensions, window_strides,
                                  window_dilation)
     best = np.array(xp[first], copy=True)
-    pick = np.zeros(out_shape, np.intp)
+    offset = np.min_scalar_type(len(rest))  # the narrowest unsigned type: less to move
+    pick = np.zeros(out_shape, offset)
     move = np.empty(out_shape, bool)
     if xp.dtype.kind in "fc" and np.isnan(xp).any():  # the scan as written
         keep = np.greater_equal if select == "max" else np.less_equal
@@ -319,7 +320,7 @@ def _chosen(x: np.ndarray, select: str, window_dimensions: Shape, window_strides
     for k, sl in enumerate(rest, 1):
         better(xp[sl], best, out=move)
         combine(best, xp[sl], out=best)
-        np.maximum(pick, np.multiply(move, k, dtype=np.intp), out=pick)
+        np.maximum(pick, np.multiply(move, offset.type(k), dtype=offset), out=pick)
     return pick, out_shape
 
 
