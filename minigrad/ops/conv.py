@@ -140,9 +140,9 @@ def conv_im2col(xp: np.ndarray, w: np.ndarray, strides: Sequence[int],
 def conv_shift(xp: np.ndarray, w: np.ndarray, strides: Sequence[int],
                rhs_dilation: Sequence[int], feature_group_count: int,
                batch_group_count: int) -> np.ndarray:
-    """The matmul first, then the windows: ``z[.., s, k, o] = sum_i x[.., i, s] w[o, i, k]``
+    """The matmul first, then the windows: ``z[.., s, o, k] = sum_i x[.., i, s] w[o, i, k]``
     for every input position s and kernel offset k (one matmul per group), then
-    ``out[y, o] = sum_k z[y * stride + k * dilation, k, o]``: one strided-slice add per
+    ``out[y, o] = sum_k z[y * stride + k * dilation, o, k]``: one strided-slice add per
     kernel offset, in row-major order (NumPy adds a few strided slices far faster than it
     reduces a view's small strided axes)."""
     nd = xp.ndim - 2
@@ -152,15 +152,15 @@ def conv_shift(xp: np.ndarray, w: np.ndarray, strides: Sequence[int],
     g, nb, cg, space = v.shape[0], v.shape[1], v.shape[2], v.shape[3:]
     x = v.transpose(0, 1, *range(3, 3 + nd), 2).reshape(g, -1, cg)  # (G, Nb*S, Cg)
     og = w.shape[0] // groups
-    wk = w.reshape(g, og, cg, -1).transpose(0, 2, 3, 1).reshape(g, cg, -1)  # (G, Cg, K*Og)
-    z = np.matmul(x, wk).reshape(g, nb, *space, math.prod(kernel), og)
+    wk = w.reshape(g, og, cg, -1).transpose(0, 2, 1, 3).reshape(g, cg, -1)  # (G, Cg, Og*K)
+    z = np.matmul(x, wk).reshape(g, nb, *space, og, math.prod(kernel))
     out_space = [max(0, (s - dilate_dim(k, d)) // st + 1) for s, k, d, st in
                  zip(space, kernel, rhs_dilation, strides, strict=True)]
     out = None
     for j, ks in enumerate(np.ndindex(*kernel)):
         rows = tuple(slice(k * d, k * d + (y - 1) * st + 1, st) for k, d, y, st in
                      zip(ks, rhs_dilation, out_space, strides, strict=True))
-        part = z[(slice(None), slice(None)) + rows + (j,)]
+        part = z[(slice(None), slice(None)) + rows + (slice(None), j)]
         if out is None:
             out = part.copy()  # (G, Nb, Y..., Og)
         else:
