@@ -160,7 +160,8 @@ def conv_shift(xp: np.ndarray, w: np.ndarray, strides: Sequence[int],
     for j, ks in enumerate(np.ndindex(*kernel)):
         rows = tuple(slice(k * d, k * d + (y - 1) * st + 1, st) for k, d, y, st in
                      zip(ks, rhs_dilation, out_space, strides, strict=True))
-        part = z[(slice(None), slice(None)) + rows + (slice(None), j)]
+        index = (slice(None), slice(None), *rows, slice(None), j)
+        part = z[index]
         if out is None:
             out = part.copy()  # (G, Nb, Y..., Og)
         else:
