@@ -825,6 +825,8 @@ def main() -> None:
         return numpy_surface.main(sys.argv[2:])
     if sys.argv[1:2] == ["examples"]:  # examples/' section: benchmarks/example_programs.py
         return __import__("example_programs").main(sys.argv[2:])
+    if sys.argv[1:2] == ["conv"]:  # convolutions and pooling: benchmarks/convolution.py
+        return __import__("convolution").main(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, B up to 256")
     parser.add_argument("--no-write", action="store_true", help="print only")
@@ -869,6 +871,8 @@ def main() -> None:
     surface_md = numpy_surface.section(repeats, opts.quick)
     print("\n11. the examples (benchmarks/example_programs.py)", flush=True)
     examples_md = __import__("example_programs").section(2 if opts.quick else 3)
+    print("\n12. convolutions and pooling (benchmarks/convolution.py)", flush=True)
+    conv_md = __import__("convolution").section(repeats, opts.quick)
     print(f"\n6. against revision {opts.baseline}", flush=True)
     base = baseline_section(opts.baseline, max(6, repeats // 2 * 2))
 
@@ -971,7 +975,7 @@ def main() -> None:
         jit_first=jit_md, jit_passes=passes_md, jit_hit=hit_md, jit_fusion=fusion_text(res),
         in_place=in_place_md, in_place_mem=in_place_mem_md,
         date=time.strftime("%Y-%m-%d"), repeats=repeats)
-    page += control_flow_md + surface_md + examples_md
+    page += control_flow_md + surface_md + examples_md + conv_md
     (docs / "benchmarks.md").write_text(page)
     print(f"\nwrote {docs / 'benchmarks.md'}")
 

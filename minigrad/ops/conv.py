@@ -113,6 +113,8 @@ def _grouped(xp: np.ndarray, feature_group_count: int, batch_group_count: int) -
 def _ungrouped(out: np.ndarray, nd: int) -> np.ndarray:
     """(G, Nb, Y..., Og) -> (Nb, G * Og, Y...)."""
     g, nb, og = out.shape[0], out.shape[1], out.shape[-1]
+    if g == 1:  # a view: no copy of the output
+        return out[0].transpose(0, 1 + nd, *range(1, 1 + nd))
     perm = (1, 0, 2 + nd, *range(2, 2 + nd))
     return out.transpose(perm).reshape(nb, g * og, *out.shape[2:2 + nd])
 
@@ -140,7 +142,9 @@ def conv_shift(xp: np.ndarray, w: np.ndarray, strides: Sequence[int],
                batch_group_count: int) -> np.ndarray:
     """The matmul first, then the windows: ``z[.., s, o, k] = sum_i x[.., i, s] w[o, i, k]``
     for every input position s and kernel offset k (one matmul per group), then
-    ``out[y, o] = sum_k z[y * stride + k * dilation, o, k]`` read through a strided view."""
+    ``out[y, o] = sum_k z[y * stride + k * dilation, o, k]``: one strided-slice add per
+    kernel offset, in row-major order (NumPy adds a few strided slices far faster than it
+    reduces a view's small strided axes)."""
     nd = xp.ndim - 2
     groups = feature_group_count * batch_group_count
     kernel = w.shape[2:]
@@ -149,17 +153,20 @@ def conv_shift(xp: np.ndarray, w: np.ndarray, strides: Sequence[int],
     x = v.transpose(0, 1, *range(3, 3 + nd), 2).reshape(g, -1, cg)  # (G, Nb*S, Cg)
     og = w.shape[0] // groups
     wk = w.reshape(g, og, cg, -1).transpose(0, 2, 1, 3).reshape(g, cg, -1)  # (G, Cg, Og*K)
-    z = np.matmul(x, wk).reshape(g, nb, *space, og, *kernel)
+    z = np.matmul(x, wk).reshape(g, nb, *space, og, math.prod(kernel))
     out_space = [max(0, (s - dilate_dim(k, d)) // st + 1) for s, k, d, st in
                  zip(space, kernel, rhs_dilation, strides, strict=True)]
-    zs = z.strides
-    s_axes, k_axes = zs[2:2 + nd], zs[3 + nd:]
-    view = np.lib.stride_tricks.as_strided(
-        z, (g, nb, *out_space, og, *kernel),
-        (zs[0], zs[1], *[a * st for a, st in zip(s_axes, strides, strict=True)], zs[2 + nd],
-         *[a * d + b for a, d, b in zip(s_axes, rhs_dilation, k_axes, strict=True)]),
-        writeable=False)
-    out = view.sum(axis=tuple(range(3 + nd, 3 + 2 * nd)), dtype=z.dtype)  # (G, Nb, Y..., Og)
+    out = None
+    for j, ks in enumerate(np.ndindex(*kernel)):
+        rows = tuple(slice(k * d, k * d + (y - 1) * st + 1, st) for k, d, y, st in
+                     zip(ks, rhs_dilation, out_space, strides, strict=True))
+        index = (slice(None), slice(None), *rows, slice(None), j)
+        part = z[index]
+        if out is None:
+            out = part.copy()  # (G, Nb, Y..., Og)
+        else:
+            out += part
+    assert out is not None  # (the kernel is not empty: conv_canonical checks)
     return _ungrouped(out, nd)
 
 

@@ -78,6 +78,18 @@ def window_view(xp: np.ndarray, window_dimensions: Sequence[int],
                                            writeable=False)
 
 
+def window_slices(out_shape: Sequence[int], window_dimensions: Sequence[int],
+                  window_strides: Sequence[int], window_dilation: Sequence[int]
+                  ) -> list[tuple[slice, ...]]:
+    """For each window offset k (row-major), the strided slice of the dilated, padded operand
+    that holds element k of every window: ``[o * stride + k * window_dilation for o]``. The
+    impls fold over these (prod(window_dimensions) whole-array steps): NumPy reduces a few
+    small, strided window axes of a view far slower than it adds a few strided slices."""
+    return [tuple(slice(k * wd, k * wd + (o - 1) * s + 1, s) for k, o, s, wd in
+                  zip(ks, out_shape, window_strides, window_dilation, strict=True))
+            for ks in np.ndindex(*window_dimensions)]
+
+
 def _check_window(name: str, x: ShapedArray, window_dimensions: Shape, window_strides: Shape,
                   padding: Pads, base_dilation: Shape, window_dilation: Shape) -> Shape:
     """The output shape, after checking every parameter against the operand's rank."""
@@ -227,13 +239,19 @@ def reduce_window_min(x: Any, **params: Any) -> Any:
 def _reduce_window_chooser_impl(kind: str, x: np.ndarray, *, window_dimensions: Shape,
                                 window_strides: Shape, padding: Pads, base_dilation: Shape,
                                 window_dilation: Shape) -> np.ndarray:
-    view = window_view(dilate_pad(x, base_dilation, padding, identity(kind, x.dtype)),
-                       window_dimensions, window_strides, window_dilation)
-    reduce = np.max if kind == "max" else np.min
-    axes = tuple(range(x.ndim, 2 * x.ndim))
-    if view.size == 0:  # (an empty window set: NumPy's max refuses it; shapes say it all)
-        return np.empty(view.shape[:x.ndim], x.dtype)
-    return reduce(view, axis=axes)
+    xp = dilate_pad(x, base_dilation, padding, identity(kind, x.dtype))
+    out_shape = window_out_shape(x.shape, window_dimensions, window_strides, padding,
+                                 base_dilation, window_dilation)
+    if 0 in out_shape:
+        return np.empty(out_shape, x.dtype)
+    # a fold of np.maximum over the window offsets: NaN propagates, as np.max does
+    first, *rest = window_slices(out_shape, window_dimensions, window_strides,
+                                 window_dilation)
+    out = np.array(xp[first], copy=True)
+    combine = np.maximum if kind == "max" else np.minimum
+    for sl in rest:
+        combine(out, xp[sl], out=out)
+    return out
 
 
 def _reduce_window_chooser_jvp(prim: Primitive, primals: tuple, tangents: tuple,
@@ -275,37 +293,63 @@ def _chosen(x: np.ndarray, select: str, window_dimensions: Shape, window_strides
     included, the pick moves to the next element unless ``picked >= next`` (``<=`` for min));
     and the output shape. Without NaNs that is the first maximal (minimal) element; a NaN
     is passed over by the next element, so the pick is the last element if it is NaN, else
-    the first maximal (minimal) element after the last NaN."""
-    view = window_view(dilate_pad(x, base_dilation, padding, identity(select, x.dtype)),
-                       window_dimensions, window_strides, window_dilation)
-    out_shape = view.shape[:x.ndim]
-    size = int(np.prod(window_dimensions))
-    flat = view.reshape((*out_shape, size))
-    if flat.size == 0:
+    the first maximal (minimal) element after the last NaN. The scan is run as written, one
+    window offset at a time over every window at once."""
+    xp = dilate_pad(x, base_dilation, padding, identity(select, x.dtype))
+    out_shape = window_out_shape(x.shape, window_dimensions, window_strides, padding,
+                                 base_dilation, window_dilation)
+    if 0 in out_shape:
         return np.zeros(out_shape, np.intp), out_shape
-    pick = np.argmax if select == "max" else np.argmin  # (both give the first of equals)
-    if flat.dtype.kind not in "fc" or not np.isnan(flat).any():
-        return pick(flat, axis=-1), out_shape
-    nan = np.isnan(flat)
-    last_nan = np.where(nan.any(axis=-1), size - 1 - np.argmax(nan[..., ::-1], axis=-1), -1)
-    after = np.arange(size) > last_nan[..., None]  # the candidates: after the last NaN
-    fill = identity(select, flat.dtype)
-    best = (np.max if select == "max" else np.min)(np.where(after, flat, fill), axis=-1)
-    first_best = np.argmax(after & (flat == best[..., None]), axis=-1)
-    return np.where(last_nan == size - 1, size - 1, first_best), out_shape
+    first, *rest = window_slices(out_shape, window_dimensions, window_strides,
+                                 window_dilation)
+    best = np.array(xp[first], copy=True)
+    offset = np.min_scalar_type(len(rest))  # the narrowest unsigned type: less to move
+    pick = np.zeros(out_shape, offset)
+    move = np.empty(out_shape, bool)
+    if xp.dtype.kind in "fc" and np.isnan(xp).any():  # the scan as written
+        keep = np.greater_equal if select == "max" else np.less_equal
+        for k, sl in enumerate(rest, 1):
+            np.logical_not(keep(best, xp[sl], out=move), out=move)
+            np.copyto(best, xp[sl], where=move)
+            np.copyto(pick, k, where=move)
+        return pick, out_shape
+    # without NaNs the pick moves exactly when the next element is strictly better; the
+    # offsets only grow, so "pick = k where it moves" is a maximum (masked copies are slow)
+    better = np.greater if select == "max" else np.less
+    combine = np.maximum if select == "max" else np.minimum
+    for k, sl in enumerate(rest, 1):
+        better(xp[sl], best, out=move)
+        combine(best, xp[sl], out=best)
+        np.maximum(pick, np.multiply(move, offset.type(k), dtype=offset), out=pick)
+    return pick, out_shape
+
+
+def _where_or_zero(mask: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = where(mask, values, 0)``. A mask that picks one element in a few at random
+    defeats the branch predictor of ``np.where``; for 1, 2, 4 and 8-byte dtypes the same is a
+    bitwise and with a mask of all-ones or all-zeros words (zero bits are +0 in every one)."""
+    size = values.dtype.itemsize
+    if size not in (1, 2, 4, 8) or values.dtype != out.dtype:
+        np.copyto(out, np.where(mask, values, np.zeros((), values.dtype)))
+        return
+    word = np.dtype(f"u{size}")
+    bits = mask.astype(word)
+    np.negative(bits, out=bits)  # 1 -> all ones
+    np.bitwise_and(values.view(word), bits, out=out.view(word))
 
 
 @select_and_gather_add_p.def_impl
 def _select_and_gather_add_impl(t: np.ndarray, x: np.ndarray, *, select: str,
                                 **params: Any) -> np.ndarray:
     k, out_shape = _chosen(x, select, **params)
-    tw = window_view(dilate_pad(t, params["base_dilation"], params["padding"], 0),
-                     params["window_dimensions"], params["window_strides"],
-                     params["window_dilation"])
-    flat = tw.reshape((*out_shape, int(np.prod(params["window_dimensions"]))))
-    if flat.size == 0:
-        return np.zeros(out_shape, t.dtype)
-    return np.take_along_axis(flat, k[..., None], axis=-1)[..., 0]
+    out = np.zeros(out_shape, t.dtype)
+    if out.size == 0:
+        return out
+    tp = dilate_pad(t, params["base_dilation"], params["padding"], 0)
+    for j, sl in enumerate(window_slices(out_shape, params["window_dimensions"],
+                                         params["window_strides"], params["window_dilation"])):
+        np.copyto(out, tp[sl], where=k == j)
+    return out
 
 
 @select_and_gather_add_p.def_abstract_eval
@@ -369,25 +413,31 @@ def _select_and_scatter_add_impl(source: np.ndarray, x: np.ndarray, *, select: s
         return source.copy()
     k, out_shape = _chosen(x, select, window_dimensions, window_strides, padding,
                            base_dilation, window_dilation)
-    # the chosen element's position in the dilated operand, before padding: o*s + kw*wd - lo
-    offsets = np.unravel_index(k, window_dimensions)
-    grid = np.indices(out_shape, sparse=True)
-    pos = [g * s + kw * wd - lo for g, kw, s, wd, (lo, _) in
-           zip(grid, offsets, window_strides, window_dilation, padding, strict=True)]
-    # a position on a pad or a hole is no element of x: its share is dropped
-    real = np.ones(out_shape, bool)
-    for p, n, bd in zip(pos, x.shape, base_dilation, strict=True):
-        real &= (p >= 0) & (p % bd == 0) & (p // bd < n)
-    index = [np.broadcast_to(p // bd, out_shape)[real] for p, bd in
-             zip(pos, base_dilation, strict=True)]
-    flat = np.ravel_multi_index(index, x.shape)
-    weights = source[real]
-    if weights.dtype.kind == "c":
-        sums = (np.bincount(flat, weights.real, x.size)
-                + 1j * np.bincount(flat, weights.imag, x.size))
-    else:
-        sums = np.bincount(flat, weights, x.size)
-    return sums.reshape(x.shape).astype(source.dtype)
+    # each window offset j adds the sources whose pick is j into a buffer laid out as the
+    # dilated, padded operand (pads and holes included; negative padding: the buffer is the
+    # uncropped one, seen through the crop), then x's elements are read back out of it.
+    # Within one offset the positions o * s + j * wd are distinct, so a slice add is exact.
+    # windows that overlap add several sources into one element: in float64 (complex128),
+    # rounded once at the end; without overlap each element gets at most one source
+    overlap = any(dilate_dim(k, wd) > s for k, wd, s in
+                  zip(window_dimensions, window_dilation, window_strides, strict=True))
+    work = {"f": np.float64, "c": np.complex128}.get(source.dtype.kind, source.dtype) \
+        if overlap else source.dtype
+    grown = [max(lo, 0) + dilate_dim(n, bd) + max(hi, 0)
+             for n, bd, (lo, hi) in zip(x.shape, base_dilation, padding, strict=True)]
+    buffer = np.zeros(grown, work)
+    padded = buffer[tuple(slice(max(-lo, 0), g - max(-hi, 0))
+                          for g, (lo, hi) in zip(grown, padding, strict=True))]
+    zero = np.zeros((), work)
+    for j, sl in enumerate(window_slices(out_shape, window_dimensions, window_strides,
+                                         window_dilation)):
+        if overlap:
+            padded[sl] += np.where(k == j, source, zero)
+        else:  # every element of the buffer is written by one offset at most
+            _where_or_zero(k == j, source, padded[sl])
+    real = buffer[tuple(slice(max(lo, 0), max(lo, 0) + dilate_dim(n, bd), bd)
+                        for n, bd, (lo, _) in zip(x.shape, base_dilation, padding, strict=True))]
+    return real.astype(source.dtype, copy=False)
 
 
 @select_and_scatter_add_p.def_abstract_eval
