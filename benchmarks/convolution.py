@@ -275,7 +275,7 @@ def section(rounds: int = 15, quick: bool = False) -> str:
 
 SECTION = """
 
-## 12. Convolutions and pooling
+## Convolutions and pooling
 
 `benchmarks/convolution.py` (issue #34); `python benchmarks/run.py conv` runs only this
 section. `lax.conv_general_dilated` of a (32, 3, 32, 32) input with a (16, 3, 3, 3) kernel,

@@ -78,7 +78,7 @@ def section(rounds: int = 3, repeats: int = 5) -> str:
                       for r in [header, ["---"] * len(header), *rows])
     missing = "" if has_jax else "\n\nJAX was not installed for this run: no JAX columns.\n"
     return f"""
-## 11. The examples: time per step
+## The examples: time per step
 
 Each program of [examples/](../examples) run whole, on minigrad and on JAX 0.10.2 (the same
 file; only its imports differ), {rounds} interleaved rounds, each example timing its own step

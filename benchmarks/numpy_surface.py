@@ -311,7 +311,7 @@ def section(rounds: int = 15, quick: bool = False) -> str:
 
 SECTION = """
 
-## 10. minigrad.numpy's surface (issue #26)
+## minigrad.numpy's surface (issue #26)
 
 `benchmarks/numpy_surface.py` (`python benchmarks/run.py numpy_surface`): {eager_rounds}
 interleaved rounds of ~2 ms a system, minima over rounds (float64, one thread). Eagerly, a
