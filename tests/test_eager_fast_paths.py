@@ -446,3 +446,23 @@ def test_lu_of_one_matrix_is_the_stacks_bits() -> None:
         stack = _lu_impl(np.stack([a, a]))
         for x, y in zip(one, stack, strict=True):
             assert x.dtype == y.dtype and x.tobytes() == y[0].tobytes()
+
+
+def test_scatter_of_one_slot_is_ufunc_at() -> None:
+    # the scatters' kernel for a 0-d index (gather._one_slot) against ufunc.at itself
+    from minigrad.ops.gather import _one_slot
+
+    with np.errstate(all="ignore"):
+        for ufunc in (np.add, np.multiply, np.minimum, np.maximum):
+            for x in [special((7,), np.float64), special((4, 3), np.float32),
+                      np.arange(-6, 6).reshape(4, 3), np.array([2**62, 1]),
+                      np.array([True, False, True])]:
+                for i in range(-len(x), len(x)):
+                    u = cast(RNG.standard_normal(x.shape[1:]) * 4, x.dtype)
+                    want = x.copy()
+                    ufunc.at(want, np.asarray(i), u)
+                    got = x.copy()
+                    _one_slot(ufunc, got, np.asarray(i), u)
+                    assert got.tobytes() == want.tobytes()
+                with pytest.raises(IndexError):
+                    _one_slot(ufunc, x.copy(), np.asarray(len(x)), x[0])
