@@ -2,8 +2,9 @@
 one may run). Each function here is called after the general path's own argument checks, with
 a concrete ndarray or Array, and runs the NumPy calls of the primitives the general path binds
 (``reduce_sum``'s ``np.add.reduce(x, axis, dtype=x.dtype)``, ``div``'s ``np.divide`` ...) in
-the same order on the same dtypes: the same bits, without a bind per primitive. The comment
-above each names the general function it follows.
+the same order on the same dtypes: the same bits, without a bind per primitive (the median
+partitions where the general path sorts: the same values, see there). The comment above each
+names the general function it follows.
 """
 
 from __future__ import annotations
@@ -96,8 +97,13 @@ def median(a: np.ndarray, kept: list[int], axes: tuple[int, ...], rows: int, n: 
     x = x.reshape(rows, n)
     if x.dtype != dtype:
         x = x.astype(dtype)
-    s = np.sort(x, axis=1, kind="stable")
     lo, hi = (n - 1) // 2, n // 2
+    # The general path sorts; a partition puts the same values at lo, hi and n - 1 (NaNs
+    # last, as the sort), in a third of the time. Only equal values may trade places, and
+    # only zeros (-0.0 and 0.0) differ in bits: a zero in the middle is taken from the sort.
+    s = np.partition(x, sorted({lo, hi, n - 1}), axis=1)
+    if not (s[:, lo] != 0).all() or not (s[:, hi] != 0).all():
+        s = np.sort(x, axis=1, kind="stable")
     middle = s[:, lo:lo + 1]
     if hi != lo:
         middle = np.multiply(np.add(middle, s[:, hi:hi + 1]), np.full((rows, 1), 0.5, dtype))
