@@ -338,19 +338,18 @@ def test_fast_path_agrees_with_jit_and_jvp(fn: Callable[..., Any], kw: dict) -> 
         assert np.asarray(other).dtype == fast.dtype
 
 
-def test_debug_nans_takes_the_general_path() -> None:
-    x = np.array([np.nan, 1.0])
-    with mg.config.context(jax_debug_nans=True) if hasattr(mg.config, "context") else \
-            contextlib.nullcontext():
-        pass
-    original = core._debug_numerics
-    core._debug_numerics = True
-    try:
+@pytest.mark.parametrize("flag", ["jax_debug_nans", "jax_debug_infs"])
+def test_debug_nans_takes_the_general_path(flag: str) -> None:
+    # with the flag on, the eval trace checks every primitive's result: the general path runs
+    # (and raises); off again, the fast paths are back
+    x = np.array([np.inf, 1.0])
+    with mg.config.override(flag, True):
         assert not eager.eager()
-    finally:
-        core._debug_numerics = original
+        with pytest.raises(FloatingPointError), np.errstate(all="ignore"):
+            mnp.var(x)
     assert eager.eager()
-    check(mnp.var, x)
+    with np.errstate(all="ignore"):
+        check(mnp.var, x)
 
 
 # --------------------------------------------------------------------------- linalg

@@ -21,7 +21,7 @@ import numpy as np
 
 from minigrad import core
 from minigrad.array import Array
-from minigrad.config import x64_enabled
+from minigrad.config import config, x64_enabled
 from minigrad.dtypes import canonicalize_dtype
 
 ENABLED = True
@@ -33,8 +33,11 @@ F64 = np.dtype(np.float64)
 
 def eager() -> bool:
     """No transform is running (the eval trace is current), and the eval trace checks no
-    results for NaN (jax_debug_nans / jax_debug_infs were never on)."""
-    return ENABLED and core._get_current() is core.eval_trace and not core._debug_numerics
+    results for NaN or inf (jax_debug_nans and jax_debug_infs are off here: the core's flag
+    says whether either was ever on, and then the flags themselves are read)."""
+    return ENABLED and core._get_current() is core.eval_trace and (
+        not core._debug_numerics or not (config.read("jax_debug_nans")
+                                         or config.read("jax_debug_infs")))
 
 
 def real_float(x: Any) -> bool:
