@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.array import Array
 from minigrad.numpy.eager import wrap
 
 _NAN = np.nan
@@ -35,7 +34,7 @@ def _kept(x: Any, axes: tuple[int, ...]) -> Any:
 
 
 # reductions.mean (float32 or float64, no dtype or where; any axis and keepdims)
-def mean(a: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> Array:
+def mean(a: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> Any:
     x = a.view(np.ndarray)
     total = _sum(x, axes)
     if keepdims:
@@ -48,7 +47,7 @@ def mean(a: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> Array:
 
 # reductions.variance (float32 or float64, no dtype, where or mean; a Python number correction)
 def var(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, correction: int | float,
-        root: bool) -> Array:
+        root: bool) -> Any:
     x = a.view(np.ndarray)
     dtype = x.dtype
     count = math.prod([x.shape[i] for i in axes])
@@ -67,7 +66,7 @@ def var(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, correction: int | 
 
 
 # reductions._logical (a bool or real array of a canonical dtype, no where)
-def all_any(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, is_all: bool) -> Array:
+def all_any(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, is_all: bool) -> Any:
     x = a.view(np.ndarray)
     truth = x if x.dtype == np.bool_ else np.not_equal(x, np.zeros(x.shape, x.dtype))
     if axes:
@@ -77,11 +76,11 @@ def all_any(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, is_all: bool) 
 
 
 # sorting.sort and argsort along an int axis, ascending (sort's impl: NumPy's stable sort)
-def sort(a: np.ndarray, axis: int) -> Array:
+def sort(a: np.ndarray, axis: int) -> Any:
     return wrap(np.sort(a.view(np.ndarray), axis=axis, kind="stable"))
 
 
-def argsort(a: np.ndarray, axis: int, index_dtype: np.dtype) -> Array:
+def argsort(a: np.ndarray, axis: int, index_dtype: np.dtype) -> Any:
     # (the general path sorts the positions with x: take_along_axis(iota, order) = order)
     order = np.argsort(a.view(np.ndarray), axis=axis, kind="stable")
     return wrap(order.astype(index_dtype, copy=False))
@@ -89,7 +88,7 @@ def argsort(a: np.ndarray, axis: int, index_dtype: np.dtype) -> Array:
 
 # statistics.median (the general path's shapes already computed; n > 0 and rows > 0)
 def median(a: np.ndarray, kept: list[int], axes: tuple[int, ...], rows: int, n: int,
-           dtype: np.dtype, shape: tuple[int, ...]) -> Array:
+           dtype: np.dtype, shape: tuple[int, ...]) -> Any:
     x = a.view(np.ndarray)
     perm = (*kept, *axes)
     if perm != tuple(range(x.ndim)):
