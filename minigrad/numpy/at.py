@@ -31,6 +31,7 @@ from minigrad.core import Tracer, _get_current, current_trace, eval_trace, get_a
 from minigrad.dtypes import _TO_32 as _NARROWED
 from minigrad.numpy import indexing as ix
 from minigrad.numpy.division import power
+from minigrad.numpy.eager import eager, wrap
 from minigrad.numpy.shape import ravel
 from minigrad.numpy.ufuncs import divide
 from minigrad.numpy.util import ArrayLike, asarray, check_broadcast
@@ -162,6 +163,9 @@ def scatter_update(fn: str, x: ArrayLike, key: Any, values: Any, how: str,
             u = _eager_updates(x, _SCALAR_KEY, values)
             if u is not None:
                 ix.check_int(key, x.shape[0], 0, fn)  # (plan's check, its error)
+                if eager():  # (what the eval trace's bind would do, without it)
+                    return wrap(prim.impl(x.view(np.ndarray), np.asarray(u),  # type: ignore[misc]
+                                          np.asarray(key), **_AXIS0))
                 return prim.bind(x, u, np.asarray(key), **_AXIS0)
         x = asarray(x)
         aval = get_aval(x)

@@ -20,36 +20,37 @@ from typing import Any
 import numpy as np
 
 from minigrad import core
-from minigrad.array import Array
-from minigrad.config import x64_enabled
+from minigrad.config import config, x64_enabled
 from minigrad.dtypes import canonicalize_dtype
 
 ENABLED = True
 
-PLAIN = (np.ndarray, Array)
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
 
 
 def eager() -> bool:
     """No transform is running (the eval trace is current), and the eval trace checks no
-    results for NaN (jax_debug_nans / jax_debug_infs were never on)."""
-    return ENABLED and core._get_current() is core.eval_trace and not core._debug_numerics
+    results for NaN or inf (jax_debug_nans and jax_debug_infs are off here: the core's flag
+    says whether either was ever on, and then the flags themselves are read)."""
+    return ENABLED and core._get_current() is core.eval_trace and (
+        not core._debug_numerics or not (config.read("jax_debug_nans")
+                                         or config.read("jax_debug_infs")))
 
 
 def real_float(x: Any) -> bool:
     """``x`` is an ndarray or Array of float32, or float64 with x64 on: ``asarray`` keeps it
     as it is (no conversion, native byte order)."""
-    if type(x) not in PLAIN:
+    if type(x) is not np.ndarray and type(x) is not core.eager_array_type:
         return False
     dtype = x.dtype
     return dtype == F32 or (dtype == F64 and x64_enabled())
 
 
-def wrap(x: np.ndarray | np.generic) -> Array:
+def wrap(x: np.ndarray | np.generic) -> Any:
     """A NumPy result as the eval trace hands it back: an Array (a NumPy scalar as a 0-d
-    one)."""
-    return np.asarray(x).view(Array)
+    one), by the core's own conversion."""
+    return core.to_eager_array(x)
 
 
 _REAL_KINDS = frozenset("biuf")
@@ -58,7 +59,7 @@ _REAL_KINDS = frozenset("biuf")
 def canonical_real(x: Any) -> bool:
     """``x`` is an ndarray or Array of a bool, integer or real float dtype that ``asarray``
     keeps as it is (native byte order, and 32-bit with x64 off)."""
-    if type(x) not in PLAIN:
+    if type(x) is not np.ndarray and type(x) is not core.eager_array_type:
         return False
     dtype = x.dtype
     return (dtype.kind in _REAL_KINDS and dtype.isnative

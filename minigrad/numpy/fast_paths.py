@@ -2,8 +2,9 @@
 one may run). Each function here is called after the general path's own argument checks, with
 a concrete ndarray or Array, and runs the NumPy calls of the primitives the general path binds
 (``reduce_sum``'s ``np.add.reduce(x, axis, dtype=x.dtype)``, ``div``'s ``np.divide`` ...) in
-the same order on the same dtypes: the same bits, without a bind per primitive. The comment
-above each names the general function it follows.
+the same order on the same dtypes: the same bits, without a bind per primitive (the median
+partitions where the general path sorts: the same values, see there). The comment above each
+names the general function it follows.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from minigrad.array import Array
 from minigrad.numpy.eager import wrap
 from minigrad.ops.structural import sum_logical
 
@@ -35,7 +35,7 @@ def _kept(x: Any, axes: tuple[int, ...]) -> Any:
 
 
 # reductions.mean (float32 or float64, no dtype or where; any axis and keepdims)
-def mean(a: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> Array:
+def mean(a: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> Any:
     x = a.view(np.ndarray)
     total = _sum(x, axes)
     if keepdims:
@@ -48,7 +48,7 @@ def mean(a: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> Array:
 
 # reductions.variance (float32 or float64, no dtype, where or mean; a Python number correction)
 def var(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, correction: int | float,
-        root: bool) -> Array:
+        root: bool) -> Any:
     x = a.view(np.ndarray)
     dtype = x.dtype
     count = math.prod([x.shape[i] for i in axes])
@@ -67,7 +67,7 @@ def var(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, correction: int | 
 
 
 # reductions._logical (a bool or real array of a canonical dtype, no where)
-def all_any(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, is_all: bool) -> Array:
+def all_any(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, is_all: bool) -> Any:
     x = a.view(np.ndarray)
     truth = x if x.dtype == np.bool_ else np.not_equal(x, np.zeros(x.shape, x.dtype))
     if axes:
@@ -77,11 +77,11 @@ def all_any(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, is_all: bool) 
 
 
 # sorting.sort and argsort along an int axis, ascending (sort's impl: NumPy's stable sort)
-def sort(a: np.ndarray, axis: int) -> Array:
+def sort(a: np.ndarray, axis: int) -> Any:
     return wrap(np.sort(a.view(np.ndarray), axis=axis, kind="stable"))
 
 
-def argsort(a: np.ndarray, axis: int, index_dtype: np.dtype) -> Array:
+def argsort(a: np.ndarray, axis: int, index_dtype: np.dtype) -> Any:
     # (the general path sorts the positions with x: take_along_axis(iota, order) = order)
     order = np.argsort(a.view(np.ndarray), axis=axis, kind="stable")
     return wrap(order.astype(index_dtype, copy=False))
@@ -89,7 +89,7 @@ def argsort(a: np.ndarray, axis: int, index_dtype: np.dtype) -> Array:
 
 # statistics.median (the general path's shapes already computed; n > 0 and rows > 0)
 def median(a: np.ndarray, kept: list[int], axes: tuple[int, ...], rows: int, n: int,
-           dtype: np.dtype, shape: tuple[int, ...]) -> Array:
+           dtype: np.dtype, shape: tuple[int, ...]) -> Any:
     x = a.view(np.ndarray)
     perm = (*kept, *axes)
     if perm != tuple(range(x.ndim)):
@@ -97,8 +97,13 @@ def median(a: np.ndarray, kept: list[int], axes: tuple[int, ...], rows: int, n: 
     x = x.reshape(rows, n)
     if x.dtype != dtype:
         x = x.astype(dtype)
-    s = np.sort(x, axis=1, kind="stable")
     lo, hi = (n - 1) // 2, n // 2
+    # The general path sorts; a partition puts the same values at lo, hi and n - 1 (NaNs
+    # last, as the sort), in a third of the time. Only equal values may trade places, and
+    # only zeros (-0.0 and 0.0) differ in bits: a zero in the middle is taken from the sort.
+    s = np.partition(x, sorted({lo, hi, n - 1}), axis=1)
+    if not (s[:, lo] != 0).all() or not (s[:, hi] != 0).all():
+        s = np.sort(x, axis=1, kind="stable")
     middle = s[:, lo:lo + 1]
     if hi != lo:
         middle = np.multiply(np.add(middle, s[:, hi:hi + 1]), np.full((rows, 1), 0.5, dtype))

@@ -85,17 +85,23 @@ def sort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None 
     return rev(out, (ax,)) if descending else out
 
 
+def _index_dtype(dtype: Any) -> np.dtype:
+    index_dtype = default_int_dtype() if dtype is None else dtype_arg(dtype, "argsort")
+    if index_dtype.kind not in "iu":
+        raise TypeError(f"argsort: dtype must be an integer dtype; got {index_dtype}")
+    return index_dtype
+
+
 def argsort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None,
             stable: bool = True, descending: bool = False, dtype: Any = None) -> Any:
     """The indices that sort ``a`` along ``axis``, stably (equal elements in input order,
     also with ``descending``); the default integer unless ``dtype`` says otherwise."""
     _check_sort_args(kind, order, stable, descending, "argsort")
-    x, ax = _sort_axis(a, axis, "argsort")
-    index_dtype = default_int_dtype() if dtype is None else dtype_arg(dtype, "argsort")
-    if index_dtype.kind not in "iu":
-        raise TypeError(f"argsort: dtype must be an integer dtype; got {index_dtype}")
     if _fast_sort(a, axis, descending):
-        return fast.argsort(a, _fast_axis(a, axis, "argsort"), index_dtype)
+        ax = _fast_axis(a, axis, "argsort")
+        return fast.argsort(a, ax, _index_dtype(dtype))
+    x, ax = _sort_axis(a, axis, "argsort")
+    index_dtype = _index_dtype(dtype)
     positions = iota(get_aval(x).shape, ax, index_dtype)
     if descending:  # reversed in, reversed out: ties stay in input order
         _, index = sort_operands([rev(x, (ax,)), rev(positions, (ax,))], ax)

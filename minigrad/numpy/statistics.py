@@ -312,11 +312,12 @@ def median(a: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bo
                          "median", False)
     # (the general quantile's positions and interpolation reduce, for q = 1/2, to the mean of
     # the two middle elements of each sorted slice: a dozen binds instead of ~100)
-    dtype = float_dtype(x)
     shape = [1 if i in axes else d for i, d in enumerate(aval.shape)] if keepdims else \
         [aval.shape[i] for i in kept]
     if canonical_real(a) and eager():  # (speed: fast_paths.median, the same NumPy calls)
+        dtype = aval.dtype if aval.dtype.kind == "f" else float_dtype(x)  # (float_dtype's)
         return fast.median(a, kept, axes, rows, n, dtype, tuple(shape))
+    dtype = float_dtype(x)
     (s,) = sort_operands([_as(st.reshape(st.transpose(x, (*kept, *axes)), (rows, n)),
                               dtype)], 1)  # NaNs last
     lo, hi = (n - 1) // 2, n // 2
