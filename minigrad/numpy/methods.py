@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from minigrad.core import Tracer
+from minigrad.core import Tracer, get_aval
 from minigrad.numpy import bitwise as _bitwise
 from minigrad.numpy import creation as _creation
 from minigrad.numpy import cumulative as _cumulative
@@ -52,12 +52,13 @@ from minigrad.numpy.ufuncs import (
     multiply,
     subtract,
 )
+from minigrad.numpy.util import asarray
 from minigrad.ops.index_add import index_add
 from minigrad.ops.index_copy import index_copy
 from minigrad.ops.index_fill import index_fill
 from minigrad.ops.masked_fill import masked_fill
 from minigrad.ops.masked_scatter import masked_scatter
-from minigrad.rebind import augmented, untraced_target
+from minigrad.rebind import augmented, check_updatable, rebind, untraced_target
 
 # NumPy's ufuncs on tracers (np.sin(t)): every ufunc minigrad.numpy implements, by name (NumPy's
 # aliases, true_divide and mod, are the same objects as divide and remainder)
@@ -266,6 +267,28 @@ def _device(self: Tracer) -> Any:
     return CPU
 
 
+def _setitem(self: Tracer, key: Any, value: Any) -> None:
+    """``x[key] = value``, as on a NumPy array: an update in place, the tracer rebound to
+    ``x.at[key].set(value)`` (``minigrad/rebind.py``: a view of a tracer cannot be updated). A
+    boolean mask of x's shape with one value is ``where(mask, value, x)``, whose shape is
+    static, so it works under vmap and jit too (array-API code, SciPy's ``at``, writes so)."""
+    what = "x[key] = y"
+    check_updatable(self, what)
+    if _is_mask_of(key, self) and get_aval(value).ndim == 0:
+        out = where(key, astype(asarray(value), self.aval.dtype), self)
+    else:
+        out = self.at[key].set(value)  # type: ignore[attr-defined]
+    rebind(self, out, what)
+
+
+def _is_mask_of(key: Any, x: Tracer) -> bool:
+    if not isinstance(key, (Tracer, np.ndarray)):
+        return False
+    aval = get_aval(key)
+    return bool(aval.dtype == np.bool_ and aval.shape == x.aval.shape)
+
+
+Tracer.__setitem__ = _setitem  # type: ignore[attr-defined,index]
 Tracer.__array_namespace__ = _array_namespace  # type: ignore[attr-defined]
 Tracer.to_device = _to_device  # type: ignore[attr-defined]
 Tracer.device = property(_device)  # type: ignore[attr-defined]
