@@ -249,3 +249,20 @@ def test_rank0_and_unit_axes_broadcast() -> None:
     np.testing.assert_array_equal(lax.add(X, np.float64(1.0)), X + 1)
     np.testing.assert_array_equal(lax.mul(X, np.ones((1, 3))), X)
     np.testing.assert_array_equal(lax.max(X, 2.0), np.maximum(X, 2.0))
+
+
+def test_reduce_precision_is_numpy_s_narrow_conversion() -> None:
+    # float16 is (5, 10), float32 (8, 23): NumPy's astype rounds to nearest even in hardware.
+    # Values in the narrow format's normal range or past it (XLA flushes its subnormals to
+    # zero where NumPy keeps them).
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(2000) * 10.0 ** rng.integers(-4, 7, 2000)
+    x = np.where(np.abs(x) < 1e-4, 1.0, x)
+    with np.errstate(over="ignore"):
+        for dtype in (np.float32, np.float64):
+            xs = x.astype(dtype)
+            np.testing.assert_array_equal(lax.reduce_precision(xs, 5, 10),
+                                          xs.astype(np.float16).astype(dtype))
+        y = x * 10.0 ** rng.integers(-25, 25, 2000)
+        np.testing.assert_array_equal(lax.reduce_precision(y, 8, 23),
+                                      y.astype(np.float32).astype(np.float64))

@@ -39,7 +39,7 @@ from minigrad.ops import elementwise as ew
 from minigrad.ops import special as sp
 from minigrad.ops import special_functions as sf
 from minigrad.ops import unary as un
-from minigrad.ops.structural import broadcast_in_dim, reshape
+from minigrad.ops.structural import broadcast_in_dim
 
 # JAX's dtype classes: which kinds each function takes
 _NUMBER, _INEXACT, _FLOAT, _ANY = "iufc", "fc", "f", "biufc"
@@ -51,9 +51,7 @@ _KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f":
 def operand(x: Any, fn: str, name: str) -> Any:
     """An argument of a lax function: a tracer, an array, or a Python or NumPy scalar (lists are
     refused, as JAX does: a list is not an array)."""
-    if isinstance(x, Tracer):
-        return as_operand(x, fn, name)
-    if isinstance(x, (list, tuple)):
+    if not isinstance(x, Tracer) and isinstance(x, (list, tuple)):
         raise TypeError(f"{fn}: {name} must be an array or a scalar; got {type(x).__name__} "
                         f"(lax takes no lists: pass np.asarray(...) )")
     return as_operand(x, fn, name)
@@ -104,17 +102,9 @@ def broadcast_operands(fn: str, ops: list[Any]) -> list[Any]:
                             f"broadcasts only rank-0 operands and axes of size 1)")
         out_shape.append(big.pop() if big else 1)
     target = tuple(out_shape)
-    return [o if get_aval(o).shape == target else _broadcast_to(o, target) for o in ops]
-
-
-def _broadcast_to(x: Any, shape: tuple[int, ...]) -> Any:
-    own = get_aval(x).shape
-    if not own:
-        return broadcast_in_dim(x, shape, ())
-    # size-1 axes: squeeze them away, then broadcast the rest back in place
-    keep = [i for i, n in enumerate(own) if n == shape[i]]
-    squeezed = reshape(x, tuple(own[i] for i in keep))
-    return broadcast_in_dim(squeezed, shape, tuple(keep))
+    # (broadcast_in_dim grows an axis of size 1 in place; a rank-0 operand maps to no axis)
+    return [o if get_aval(o).shape == target else
+            broadcast_in_dim(o, target, tuple(range(get_aval(o).ndim))) for o in ops]
 
 
 def _unary(name: str, fn: Callable[[Any], Any], kinds: str, doc: str) -> Callable[..., Any]:
