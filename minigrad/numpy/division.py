@@ -119,7 +119,7 @@ def remainder(x1: ArrayLike, x2: ArrayLike, /) -> Any:
 
     >>> import numpy as np, minigrad.numpy as mnp
     >>> mnp.remainder(np.array([-7.0, 7.0, 4.0]), np.array([2.0, -2.0, -2.0]))
-    Array([ 1., -1.,  0.], dtype=float64)
+    Array([ 1., -1., -0.], dtype=float64)
     """
     x, y = util.binary_operands(np.remainder, "remainder", x1, x2)
     if _is_integer(x):
