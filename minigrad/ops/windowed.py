@@ -8,8 +8,11 @@ then a window of ``window_dimensions`` elements, ``window_dilation`` apart, slid
 ``window_strides``. Holes and pads hold the reduction's identity (0, -inf, +inf), so they never
 win. Output length: ``max(0, (padded - dilated_window) // stride + 1)``.
 
-The impls read every window at once through a strided view (``window_view``): no loop over
-output positions. ``window_view`` and ``dilate_pad`` are shared with ``ops/conv.py``.
+The impls never loop over output positions: the sum reduces a strided view of every window
+(``window_view``); max, min and the select pair fold over the window offsets, one whole-array
+step per offset on a strided slice (``window_slices``), which NumPy runs far faster than a
+reduction over a view's small strided axes. ``window_view`` and ``dilate_pad`` are shared
+with ``ops/conv.py``.
 
 Which element max/min differentiates through (``_chosen``): XLA's select-and-scatter scan, the
 pick JAX's gradient of a max (min) pool uses; gather and scatter share it, so each is exactly
