@@ -29,8 +29,7 @@ def namespace_of(framework: str) -> SimpleNamespace:
     from minigrad import lax
     return SimpleNamespace(lax=lax, jnp=mg.numpy, random=mg.random, nn=mg.nn, jit=mg.jit,
                            grad=mg.grad, vmap=mg.vmap, value_and_grad=mg.value_and_grad,
-                           # lax.max once minigrad.lax has it; maximum is the same monoid
-                           max=getattr(lax, "max", mg.numpy.maximum))
+                           max=lax.max)
 
 
 def data() -> tuple[np.ndarray, np.ndarray]:

@@ -461,7 +461,7 @@ def test_tracer_to_numpy_array_is_an_error():
 
 
 @pytest.mark.parametrize("fn,name", [
-    (lambda t: np.fft.fft(t), "numpy.fft.fft"),
+    (lambda t: np.correlate(t, t), "numpy.correlate"),  # (np.fft.fft: minigrad.numpy.fft's)
     (lambda t: np.convolve(t, t), "numpy.convolve"),
     (lambda t: np.gradient(t), "numpy.gradient"),
     (lambda t: np.gcd(t, t), "numpy.gcd"),

@@ -25,6 +25,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from minigrad import numpy as mnp
 from minigrad.core import Tracer, get_aval
 from minigrad.ops import bitwise as bw
 from minigrad.ops import elementwise as ew
@@ -209,6 +210,6 @@ def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: A
     _check_shape(name, shape, a_shape[:-1])
     full_shape = (*shape, a_shape[-1])
     logs = _gamma(words, _no_gradient(name, st.broadcast_to(alpha, full_shape)), True)
-    from minigrad.nn import softmax
-
-    return softmax(logs, axis=-1)
+    # nn.softmax over the last axis, written out (minigrad.nn imports minigrad.random)
+    unnormalized = mnp.exp(logs - mnp.max(logs, axis=-1, keepdims=True))
+    return unnormalized / mnp.sum(unnormalized, axis=-1, keepdims=True)

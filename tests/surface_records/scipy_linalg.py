@@ -139,7 +139,7 @@ RECORDS = [
           tag=f"trans{t}", via=lambda f, t=t: (lambda a, b: f(_factor(f, a), b, trans=t)))
       for t in (0, 1)],
     Rec("scipy.linalg.expm", lambda rng, dt: (rng.standard_normal((4, 4)).astype(dt),),
-        tol=1e-10, dtypes=F64),
+        tol=1e-9, dtypes=F64),  # (the finite differences' noise reached 1.6e-10 on a draw)
     Rec("scipy.linalg.expm", lambda rng, dt: (4 * rng.standard_normal((3, 3)).astype(dt),),
         tag="squarings", tol=1e-9, dtypes=F64),
     Rec("scipy.linalg.expm", lambda rng, dt: (rng.standard_normal((2, 3, 3)).astype(dt),),
