@@ -975,7 +975,9 @@ def main() -> None:
         jit_first=jit_md, jit_passes=passes_md, jit_hit=hit_md, jit_fusion=fusion_text(res),
         in_place=in_place_md, in_place_mem=in_place_mem_md,
         date=time.strftime("%Y-%m-%d"), repeats=repeats)
-    page += control_flow_md + surface_md + examples_md + conv_md
+    print("\n13. minigrad.random (benchmarks/random_draws.py)", flush=True)
+    random_md = __import__("random_draws").section(5 if opts.quick else 15)
+    page += control_flow_md + surface_md + examples_md + conv_md + random_md
     (docs / "benchmarks.md").write_text(page)
     print(f"\nwrote {docs / 'benchmarks.md'}")
 
