@@ -91,8 +91,9 @@ Where minigrad's jit is slower, the program is many small primitives run one aft
 jit runs one NumPy call per primitive, in Python, where XLA fuses the whole step into one
 compiled kernel. A loop primitive pays that per iteration (the character RNN's scan runs its
 body 179 times forward and 179 backward), and so does `random.normal`'s erf_inv polynomial,
-evaluated with XLA's roundings (DP-SGD's noise: see the random section below). Eager minigrad is faster than eager JAX throughout: it binds
-each primitive straight to NumPy, where JAX dispatches each one to XLA.
+evaluated with XLA's roundings (DP-SGD's noise: see the random section below). Eager
+minigrad is faster than eager JAX throughout: it binds each primitive straight to NumPy, where
+JAX dispatches each one to XLA.
 """
 
 
