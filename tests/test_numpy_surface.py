@@ -43,8 +43,13 @@ def test_eager(rec: Rec, dtype: np.dtype) -> None:
         assert type(leaf) is mg.Array, f"{rec.id}: a result leaf is {type(leaf).__name__}"
     ref = rec.reference()
     if ref is not None:
-        expected = ref(*[np.asarray(a) if isinstance(a, mg.Array) else a for a in args],
-                       **rec.kwargs)
+        try:
+            expected = ref(*[np.asarray(a) if isinstance(a, mg.Array) else a for a in args],
+                           **rec.kwargs)
+        except ModuleNotFoundError as e:  # (SciPy is an optional extra, as JAX and torch)
+            if e.name != "scipy":
+                raise
+            pytest.skip("the reference is SciPy's, and SciPy is not installed")
         assert_close(out, expected, tolerance(dtype, rec), f"{rec.id} against NumPy",
                      dtype=rec.ref_dtype)
         # never a view of an argument where NumPy's result is a new array (issue #29 item 6: a
