@@ -51,7 +51,10 @@ def test_golden(world: str, case: tuple) -> None:
         return
     actual = run(mr, fn, kwargs)
     assert actual.dtype == expected.dtype and actual.shape == expected.shape
-    exact = fn not in TOLERANT and not (case_id in TOLERANT_IDS and expected.dtype == np.float32)
+    # (float64 eigh and svd: the last bit of LAPACK's factors differs between NumPy builds,
+    # NumPy 2.5's from 2.4's, which the golden values were compared with bit for bit)
+    exact = fn not in TOLERANT and not (case_id in TOLERANT_IDS and (
+        expected.dtype == np.float32 or case_id in X64_ONLY))
     if exact:
         np.testing.assert_array_equal(actual, expected)
     else:
