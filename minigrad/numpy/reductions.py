@@ -214,6 +214,10 @@ def _identity_for(dtype: np.dtype, largest: bool) -> Any:
 
 def _extreme(a: ArrayLike, axis: Axis, out: Any, keepdims: Any, initial: Any, where: Any,
              fn: str, is_max: bool) -> Any:
+    if keepdims is False and initial is None and where is None and out is None:
+        axes = plain_axes(a, axis)  # (the common call: one bind)
+        if axes and 0 not in a.shape:
+            return (ew.reduce_max_p if is_max else red.reduce_min_p).bind(a, axes=axes)
     refuse_out(out, fn)
     x = asarray(a)
     axes = reduction_axes(x, axis, keepdims, fn)
@@ -242,10 +246,6 @@ def max(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = Fals
         initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Any:
     """The largest element over ``axis``; tied maxima share the derivative equally, and a
     NaN propagates."""
-    if keepdims is False and initial is None and where is None and out is None:
-        axes = plain_axes(a, axis)
-        if axes and 0 not in a.shape:
-            return ew.reduce_max_p.bind(a, axes=axes)
     return _extreme(a, axis, out, keepdims, initial, where, "max", True)
 
 
@@ -253,10 +253,6 @@ def min(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = Fals
         initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Any:
     """The smallest element over ``axis``; tied minima share the derivative equally, and a
     NaN propagates."""
-    if keepdims is False and initial is None and where is None and out is None:
-        axes = plain_axes(a, axis)
-        if axes and 0 not in a.shape:
-            return red.reduce_min_p.bind(a, axes=axes)
     return _extreme(a, axis, out, keepdims, initial, where, "min", False)
 
 
