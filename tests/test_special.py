@@ -54,6 +54,28 @@ def test_fma_rounds_once() -> None:
                 assert gap <= abs(Fraction(float(n)) - e)
 
 
+def test_fma_rounds_once_block_by_block() -> None:
+    # float32 operands larger than a block, one of them a broadcast scalar: the midpoint and
+    # subnormal cases sit in later blocks
+    rng = np.random.default_rng(3)
+    n = 70001
+    x = rng.standard_normal(n).astype(np.float32)
+    y = np.broadcast_to(np.float32(2**-12 * (1 - 2**-23)), (n,))
+    z = rng.standard_normal(n).astype(np.float32)
+    # x y + z = 1 + 3 * 2**-24 - 2**-70: float64 rounds it to a float32 midpoint, which
+    # float32 then rounds up (to even), where the nearest float32 is below
+    at = [40000, 69999, 65536]
+    x[at], z[at] = np.float32(2**-12 * (1 + 2**-23)), np.float32(1 + 2**-23)
+    x[50000], z[50000] = np.float32(1e-20), np.float32(0)  # below float32's normal range
+    out = sp.fma(x, y, z)
+    for i in [*at, 50000, 0, 32767, 32768]:
+        e = Fraction(float(x[i])) * Fraction(float(y[i])) + Fraction(float(z[i]))
+        o = out[i]
+        gap = abs(Fraction(float(o)) - e)
+        for near in (np.nextafter(o, np.float32(np.inf)), np.nextafter(o, np.float32(-np.inf))):
+            assert gap <= abs(Fraction(float(near)) - e)
+
+
 def _inputs(name: str, dtype: Any, rng: np.random.Generator) -> np.ndarray:
     n = 200_000
     if name == "erf_inv":

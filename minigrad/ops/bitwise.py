@@ -96,17 +96,35 @@ def _count_in_range(y: np.ndarray, width: int) -> np.ndarray:
     return (y >= 0) & (y < width)
 
 
+def _in_range_counts(y: np.ndarray, width: int) -> np.ndarray | None:
+    """``y`` itself (or its one value, if it is a broadcast of one count) when every count is
+    in ``[0, width)``, so a plain NumPy shift is exact; None when some count is not."""
+    y = np.asarray(y)
+    if y.size and not any(y.strides):  # a broadcast count (every sampler's): test it once
+        y = y.reshape(-1)[0]
+        return y if 0 <= y < width else None
+    return y if _count_in_range(y, width).all() else None
+
+
 def _shift_left_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     # x << y for 0 <= y < width, else 0
-    ok = _count_in_range(y, x.dtype.itemsize * 8)
+    width = x.dtype.itemsize * 8
+    counts = _in_range_counts(y, width)
+    if counts is not None:
+        return np.left_shift(x, counts).astype(x.dtype, copy=False)
+    ok = _count_in_range(y, width)
     shifted = np.left_shift(x, np.where(ok, y, 0).astype(y.dtype))
     return np.where(ok, shifted, 0).astype(x.dtype)
 
 
 def _shift_right_logical_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     # the bits move right and zeros come in, whatever the sign: shift them as unsigned
-    ok = _count_in_range(y, x.dtype.itemsize * 8)
+    width = x.dtype.itemsize * 8
     bits = np.asarray(x).view(unsigned(x.dtype))
+    counts = _in_range_counts(y, width)
+    if counts is not None:
+        return np.right_shift(bits, np.asarray(counts).astype(bits.dtype, copy=False)).view(x.dtype)
+    ok = _count_in_range(y, width)
     shifted = np.right_shift(bits, np.where(ok, y, 0).astype(bits.dtype))
     return np.where(ok, shifted, 0).astype(bits.dtype).view(x.dtype)
 

@@ -32,7 +32,7 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
     """``a * b + c`` with one rounding, in the operands' dtype (float32 or float64)."""
     dtype = np.result_type(a, b, c)
     if dtype == F32:
-        return _fma_f32(a, b, c)
+        return _fma_f32_blocks(a, b, c)
     if dtype == F64:
         return _fma_f64(np.asarray(a, F64), np.asarray(b, F64), np.asarray(c, F64))
     raise TypeError(f"fma: operands must be float32 or float64; got {dtype}")
@@ -65,19 +65,33 @@ def _fma_f32(a: Any, b: Any, c: Any, subnormal: bool = True) -> np.ndarray:
     s = np.multiply(a, b, dtype=F64)
     s += c
     bits = s.view(U64)
-    risky = (bits & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+    # (speed: the low 29 bits shifted to the top are int64's least value only at a midpoint,
+    # so one shift and one min find whether any element needs the slow test)
+    risky = None
+    if (bits << np.uint64(35)).view(np.int64).min(initial=0) == _INT64_MIN:
+        risky = (bits & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
     if subnormal:
-        risky |= (bits & np.uint64(0x7FF0000000000000)) < np.uint64((1023 - 126) << 52)
-    if risky.any():
+        tiny = (bits & np.uint64(0x7FF0000000000000)) < np.uint64((1023 - 126) << 52)
+        risky = tiny if risky is None else risky | tiny
+    if risky is not None and risky.any():
         at = np.flatnonzero(risky)
-
-        def pick(v: Any) -> np.ndarray:  # (a scalar stays one)
-            v = np.asarray(v, F64)
-            return v if v.ndim == 0 else np.broadcast_to(v, s.shape).ravel()[at]
-
-        sub, err = _two_sum(pick(a) * pick(b), pick(c))
-        s.ravel()[at] = _round_to_odd(sub, err)
+        sub, err = _two_sum(_pick(a, s.shape, at) * _pick(b, s.shape, at), _pick(c, s.shape, at))
+        s.reshape(-1)[at] = _round_to_odd(sub, err)  # (s is new and contiguous: a view)
     return s.astype(F32)
+
+
+_INT64_MIN = np.iinfo(np.int64).min
+
+
+def _pick(v: Any, shape: tuple[int, ...], at: np.ndarray) -> np.ndarray:
+    """The elements ``at`` (flat indices into ``shape``) of ``v`` broadcast to ``shape``, as
+    float64; a scalar stays one. (Reads only those elements: no broadcast copy.)"""
+    v = np.asarray(v)
+    if v.ndim == 0:
+        return v.astype(F64)
+    if v.shape == tuple(shape):
+        return v.reshape(-1)[at].astype(F64)
+    return np.broadcast_to(v, shape)[np.unravel_index(at, shape)].astype(F64)
 
 
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for float64
@@ -128,6 +142,28 @@ def _blockwise(kernel: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarr
 
     apply.__doc__, apply.__name__ = kernel.__doc__, kernel.__name__
     return apply
+
+
+def _fma_f32_blocks(a: Any, b: Any, c: Any) -> np.ndarray:
+    # _fma_f32 makes several float64 passes: over a large array, block by block, in cache
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    n = math.prod(shape)
+    if n <= _BLOCK:
+        return _fma_f32(a, b, c)
+    flat = [_flat_operand(v, shape) for v in (a, b, c)]
+    out = np.empty(n, F32)
+    for lo in range(0, n, _BLOCK):
+        a, b, c = (v if v.ndim == 0 else v[lo:lo + _BLOCK] for v in flat)
+        out[lo:lo + _BLOCK] = _fma_f32(a, b, c)
+    return out.reshape(shape)
+
+
+def _flat_operand(v: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``v`` broadcast to ``shape`` and flattened, or its one value if it is a broadcast of one."""
+    v = np.asarray(v)
+    if v.ndim == 0 or (v.size and not any(v.strides)):
+        return v.reshape(-1)[:1].reshape(())
+    return np.broadcast_to(v, shape).reshape(-1)
 
 
 # --------------------------------------------------------------------------- log, log1p
