@@ -193,6 +193,8 @@ def log_f32(t: np.ndarray) -> np.ndarray:
     y = fma_(x3, fma_(x3, y0, y1), y2)
     r = (x - x2 * _f32(0.5)) + fma_(x3, y, e * _f32(-0.00021219444))  # (halving is exact)
     r = fma_(e, _f32(0.6933594), r)
+    if t.size and t.min() > 0 and t.max() < np.inf:  # (speed: no edge case in the block)
+        return r
     r = np.where(t > 0, r, np.nan)
     return np.where(t == 0, -np.inf, np.where(t == np.inf, np.inf, r)).astype(F32)
 
@@ -328,10 +330,15 @@ def erf_inv(x: np.ndarray) -> np.ndarray:
         mid = (w >= 6.25) & (w < 16)
         pieces = [(w < 6.25, w - 3.125), (mid, root - 3.25), (w >= 16, root - 5.0)]
         coeffs = _ERF_INV_F64
-    p = np.full(x.shape, np.nan, dtype)  # (NaN where no piece applies: x outside [-1, 1])
-    for (where, t), c in zip(pieces, coeffs, strict=True):
-        if where.any():
+    # (speed: the piece most elements fall in is evaluated over the whole block, which costs
+    # less than gathering and scattering them; the others are written over it)
+    counts = [int(np.count_nonzero(where)) for where, _ in pieces]
+    most = counts.index(max(counts))
+    p = _horner(pieces[most][1], coeffs[most], dtype)
+    for i, ((where, t), c) in enumerate(zip(pieces, coeffs, strict=True)):
+        if i != most and counts[i]:
             p[where] = _horner(t[where], c, dtype)
+    p[np.isnan(w)] = np.nan  # (x outside [-1, 1]: no piece applies)
     return np.where(np.abs(x) == 1, dtype.type(np.inf), p) * x
 
 
