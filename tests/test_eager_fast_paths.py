@@ -261,11 +261,13 @@ def test_at_with_an_int_key() -> None:
     # x.at[i] with a Python int i runs the scatter's impl at once; an np.int64 key takes the
     # general path (plan, _updates): the same result and errors
     for x in [np.arange(5.0), np.arange(6.0, dtype=np.float32).reshape(3, 2),
+              np.array([np.nan, -0.0, np.inf], np.float32), np.array([0.0, np.nan]),
               np.arange(6).reshape(2, 3), np.array([True, False])]:
         x = x.view(mg.Array)
         for i in [0, 1, -1, -len(x), len(x), -len(x) - 1]:
             for how in ["set", "add", "multiply", "min", "max"]:
-                for v in [2.5, 3, np.ones(x.shape[1:], x.dtype), np.ones(x.shape[1:])]:
+                for v in [2.5, 3, -0.0, float("nan"), float("-inf"), 0.1,
+                          np.ones(x.shape[1:], x.dtype), np.ones(x.shape[1:])]:
                     update = getattr(x.at[i], how)
                     with no_binds() as calls:
                         fast = outcome(lambda: update(v))  # noqa: B023

@@ -160,6 +160,9 @@ def scatter_update(fn: str, x: ArrayLike, key: Any, values: Any, how: str,
             if u is not None:
                 return prim.bind(x, u, key, **_AXIS0)
         elif type(key) is int and mode is None and wrap_negative:  # x.at[i]: x[i]'s shape
+            out = _eager_int_update(fn, x, key, values, how)
+            if out is not None:
+                return out
             u = _eager_updates(x, _SCALAR_KEY, values)
             if u is not None:
                 ix.check_int(key, x.shape[0], 0, fn)  # (plan's check, its error)
@@ -183,6 +186,37 @@ def scatter_update(fn: str, x: ArrayLike, key: Any, values: Any, how: str,
         if current_trace() is eval_trace and message.startswith(prim.name + ":"):
             raise IndexError(fn + message[len(prim.name):]) from None
         raise
+
+
+# The ufunc scatter_min/max combine a slot with (ops/scatter.py): one slot has no repeats to
+# combine in order, so the ufunc on a view of the slot is the scatter's result.
+_SLOT_UFUNCS = {"min": np.minimum, "max": np.maximum}
+
+
+def _eager_int_update(fn: str, x: Any, key: int, values: Any, how: str) -> Any:
+    """``x.at[i].add(v)`` and its kin for a Python int ``i`` and a Python number ``v`` on an
+    eager float array, without binding: the scatter's impl, the checks first (or None when the
+    update is not that simple one). (speed: x.at[i].add(v) is an idiom of eager loops)"""
+    tv = type(values)
+    if (tv is not float and tv is not int) or type(x) is not core.eager_array_type \
+            or not x.ndim or x.dtype.kind != "f" or _get_current() is not eval_trace \
+            or (x.dtype in _NARROWED and not x64_enabled()):
+        return None
+    k = ix.check_int(key, x.shape[0], 0, fn)  # (plan's check, its error)
+    value = x.dtype.type(values)  # (as the updates array would hold it)
+    out = x.view(np.ndarray).copy()
+    # (speed: the float arithmetic of a scalar or a row in place, the IEEE operation the ufunc
+    # does, ~1 us faster than the ufunc with out= on one element)
+    if how == "set":
+        out[k] = value
+    elif how == "add":
+        out[k] += value
+    elif how == "mul":
+        out[k] *= value
+    else:  # (min and max: the ufunc's NaN rule)
+        slot = out[k, None]
+        _SLOT_UFUNCS[how](slot, value, out=slot)
+    return wrap(out)
 
 
 _SCALAR_KEY = np.zeros((), np.int64)  # (a Python int key's shape and kind, for _eager_updates)
