@@ -20,9 +20,11 @@ from minigrad.ops.structural import sum_logical
 _NAN = np.nan
 
 
-def _sum(x: np.ndarray, axes: tuple[int, ...]) -> Any:
-    """``st.reduce_sum``: ``x`` itself over no axes."""
-    return sum_logical(x, axes) if axes else x
+def _sum(x: np.ndarray, axes: tuple[int, ...], keepdims: bool = False) -> Any:
+    """``st.reduce_sum``: ``x`` itself over no axes; ``keepdims`` keeps the summed axes as the
+    general path's ``keep`` does (speed: the reduction keeps them, ~2 us less than
+    np.expand_dims)."""
+    return sum_logical(x, axes, keepdims) if axes else x
 
 
 def _nan_times(x: Any) -> Any:
@@ -30,16 +32,10 @@ def _nan_times(x: Any) -> Any:
     return np.multiply(x, np.full(np.shape(x), _NAN, x.dtype))
 
 
-def _kept(x: Any, axes: tuple[int, ...]) -> Any:
-    return np.expand_dims(x, axes)
-
-
 # reductions.mean (float32 or float64, no dtype or where; any axis and keepdims)
 def mean(a: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> Any:
     x = a.view(np.ndarray)
-    total = _sum(x, axes)
-    if keepdims:
-        total = _kept(total, axes)
+    total = _sum(x, axes, keepdims)
     count = math.prod([x.shape[i] for i in axes])
     if count == 0:
         return wrap(_nan_times(total))
@@ -52,12 +48,10 @@ def var(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, correction: int | 
     x = a.view(np.ndarray)
     dtype = x.dtype
     count = math.prod([x.shape[i] for i in axes])
-    total = _kept(_sum(x, axes), axes)
+    total = _sum(x, axes, True)
     center = _nan_times(total) if count == 0 else np.divide(total, np.asarray(count, dtype))
     centered = np.subtract(x, center)
-    squares = _sum(np.multiply(centered, centered), axes)
-    if keepdims:
-        squares = _kept(squares, axes)
+    squares = _sum(np.multiply(centered, centered), axes, keepdims)
     divisor = count - correction
     if divisor <= 0:
         out = _nan_times(squares)
@@ -69,10 +63,11 @@ def var(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, correction: int | 
 # reductions._logical (a bool or real array of a canonical dtype, no where)
 def all_any(a: np.ndarray, axes: tuple[int, ...], keepdims: bool, is_all: bool) -> Any:
     x = a.view(np.ndarray)
-    truth = x if x.dtype == np.bool_ else np.not_equal(x, np.zeros(x.shape, x.dtype))
+    truth = x if x.dtype == np.bool_ else np.not_equal(x, 0)  # (0 cast to x's dtype: ne 0)
     if axes:
-        out = (np.logical_and if is_all else np.logical_or).reduce(truth, axis=axes)
-        return wrap(_kept(out, axes) if keepdims else out)
+        combine = np.logical_and if is_all else np.logical_or
+        out = combine.reduce(truth, axis=axes, keepdims=keepdims)  # type: ignore[call-overload]
+        return wrap(out)
     return wrap(np.array(truth, copy=True))  # (copy_of: NumPy's all over no axes copies)
 
 
@@ -102,11 +97,11 @@ def median(a: np.ndarray, kept: list[int], axes: tuple[int, ...], rows: int, n: 
     # last, as the sort), in a third of the time. Only equal values may trade places, and
     # only zeros (-0.0 and 0.0) differ in bits: a zero in the middle is taken from the sort.
     s = np.partition(x, sorted({lo, hi, n - 1}), axis=1)
-    if not (s[:, lo] != 0).all() or not (s[:, hi] != 0).all():
+    if np.count_nonzero(s[:, lo:hi + 1]) != rows * (hi + 1 - lo):  # (hi is lo or lo + 1)
         s = np.sort(x, axis=1, kind="stable")
     middle = s[:, lo:lo + 1]
-    if hi != lo:
-        middle = np.multiply(np.add(middle, s[:, hi:hi + 1]), np.full((rows, 1), 0.5, dtype))
+    if hi != lo:  # (times a scalar 0.5 of the dtype: the general path's full array's product)
+        middle = np.multiply(np.add(middle, s[:, hi:hi + 1]), dtype.type(0.5))
     last = s[:, n - 1:n]
-    middle = np.where(np.not_equal(last, last), np.full((rows, 1), _NAN, dtype), middle)
+    middle = np.where(np.not_equal(last, last), dtype.type(_NAN), middle)
     return wrap(middle.reshape(shape))
