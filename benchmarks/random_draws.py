@@ -87,6 +87,38 @@ def measure(rounds: int) -> dict[str, dict[str, Any]]:
     return out
 
 
+def fma_share(repeats: int = 7) -> dict[str, float]:
+    """What the float32 FMA emulation costs inside one eager ``normal`` draw: the number of
+    emulated FMAs per draw and their time (minimum over repeats), by timing each call of
+    ``xla_math._fma_f32`` (the only place they happen) while normal runs."""
+    from minigrad.ops import xla_math
+
+    key, inner = mr.PRNGKey(0), xla_math._fma_f32
+    best = {"total": float("inf"), "fma": float("inf"), "per_draw": 0.0}
+    spent, elements = [0.0], [0]
+
+    def timed(a: Any, b: Any, c: Any, subnormal: bool = True) -> Any:
+        t0 = time.perf_counter()
+        out = inner(a, b, c, subnormal)
+        spent[0] += time.perf_counter() - t0
+        elements[0] += out.size
+        return out
+
+    for _ in range(repeats):
+        spent[0], elements[0] = 0.0, 0
+        xla_math._fma_f32 = timed  # type: ignore[assignment]
+        try:
+            t0 = time.perf_counter()
+            mr.normal(key, (N,), np.float32)
+            total = time.perf_counter() - t0
+        finally:
+            xla_math._fma_f32 = inner  # type: ignore[assignment]
+        best["total"] = min(best["total"], total)
+        best["fma"] = min(best["fma"], spent[0])
+        best["per_draw"] = elements[0] / N
+    return best
+
+
 def table(results: dict[str, dict[str, Any]]) -> str:
     """Markdown: one row per sampler and system, with its ratio to jax.random (jit to jit)."""
     rows = ["| 10**6 float32 | system | median ms | / jax.random (same mode) |",
@@ -103,6 +135,10 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 
 def section(rounds: int = 15) -> str:
     """The markdown of this section of docs/benchmarks.md."""
+    results = measure(rounds)
+    share = fma_share()
+    have_jax = "jax" in results["normal"]["median"]
+    jax_normal = results["normal"]["median"].get("jax", float("nan"))
     return f"""
 ## minigrad.random against jax.random
 
@@ -111,15 +147,22 @@ system once per round, {rounds} rounds, medians; the ratio is the median of the 
 to jax.random in the same mode (eager to eager, jit to jit). NumPy's `default_rng` is a different
 generator: a bound on what NumPy itself can do.
 
-{table(measure(rounds))}
+{table(results)}
 
 uniform is bits, a shift, an OR and a subtraction: a few passes over the array, as XLA's kernel.
-normal adds XLA's erf_inv polynomial, which minigrad evaluates with XLA's roundings (each step a
-float32 fused multiply-add, emulated in NumPy by a float64 product and sum, a double-rounding test
-and a conversion): several passes over the array per coefficient, where XLA fuses the whole
-polynomial into one loop. That emulation is about three quarters of normal's time; the two
-bit-identical rewrites tried (one pass with per-element coefficients, reused scratch buffers)
-were no faster.
+normal adds XLA's erf_inv (Giles' polynomial over ``w = -log1p(-u*u)``, XLA's log1p and log
+inside), which minigrad evaluates with XLA's roundings, so its draws are jax.random's bits: each
+polynomial step a float32 fused multiply-add, emulated in NumPy by a float64 product and sum, a
+double-rounding test and a conversion, several passes over the array where XLA fuses the whole
+polynomial into one loop. Measured inside one eager normal draw of 10**6 (minima over 7):
+{share["per_draw"]:.1f} emulated FMAs per draw take {share["fma"] * 1e3:.1f} ms of the draw's
+{share["total"] * 1e3:.1f} ms, which alone is {share["fma"] / jax_normal:.1f}x jax.random's whole
+eager normal ({jax_normal * 1e3:.1f} ms{"" if have_jax else "; JAX absent"}). With the hash and
+the other passes on top, 3x jax.random is out of reach for bit-exact draws in NumPy.
+Tried and kept: the commonest erf_inv piece over the whole block (no gather), midpoints found by
+one shift and a min, shifts without masking when every count is in range. Tried and dropped (no
+faster, the same bits): one pass with per-element coefficients, reused scratch buffers, keeping
+the polynomial in float64 between steps.
 """
 
 
