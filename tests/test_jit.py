@@ -53,6 +53,52 @@ def test_one_trace_per_signature() -> None:
     assert f.traces == 5
 
 
+def test_repeated_calls_with_containers_reuse_the_trace_and_return_arrays() -> None:
+    # calls after the first take the fast path (tuples, lists and dicts of ndarrays or Arrays):
+    # the same values, the same trees, minigrad Arrays, and no new trace
+    @mg.jit
+    def f(params: Any, xs: Any) -> Any:
+        w, b = params
+        return {"y": xs["a"] * w + b, "pair": [xs["a"].sum(), b]}
+
+    w, b, a = np.array(2.0), np.arange(3.0), np.arange(3.0) + 1
+    expected = {"y": a * w + b, "pair": [a.sum(), b]}
+    for params in [(w, b), (w.view(mg.Array), b), (w, b.view(mg.Array))]:
+        for _ in range(3):
+            out = f(params, {"a": a})
+            assert isinstance(out, dict) and isinstance(out["pair"], list)
+            for got, want in zip([out["y"], *out["pair"]], [expected["y"], *expected["pair"]],
+                                 strict=True):
+                assert type(got) is mg.Array
+                np.testing.assert_array_equal(got, want)
+            assert out["pair"][1] is not b  # (results never alias arguments)
+    assert f.traces == 1
+    f([w, b], {"a": a})  # a list is another tree than a tuple
+    assert f.traces == 2
+    f((w, b), {"a": a, "c": a})  # other keys
+    f((w, b[:2]), {"a": a[:2]})  # other shapes
+    f((w, b.astype(np.float32)), {"a": a})  # another dtype
+    assert f.traces == 5
+    f((w, b), {"a": a})
+    assert f.traces == 5
+    g = mg.jit(lambda x: x + 1)
+    for x in [np.zeros(2), np.zeros(2), np.zeros(2).view(mg.Array)]:
+        assert type(g(x)) is mg.Array
+
+
+def test_repeated_calls_that_update_a_container_argument_write_it_back() -> None:
+    def f(params: tuple) -> Any:
+        x, y = params
+        mg.index_add_(x, 0, np.array([0]), np.array([1.0]))
+        return y * 2
+
+    jf = mg.jit(f)
+    x, y = np.zeros(2), np.ones(2)
+    for k in range(1, 4):
+        np.testing.assert_array_equal(jf((x, y)), 2 * y)
+        assert x[0] == k  # written back on every call, fast path or not
+
+
 def test_static_arguments() -> None:
     traced: list[int] = []
 
