@@ -22,6 +22,7 @@ from minigrad import numpy as mnp
 from minigrad.core import Primitive, ShapedArray
 from minigrad.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from minigrad.ops.elementwise import add_p, convert_element_type_p, mul_p
+from minigrad.ops.stop_gradient import stop_gradient
 from minigrad.ops.structural import (
     broadcast_in_dim_p,
     expand_dims_p,
@@ -29,6 +30,7 @@ from minigrad.ops.structural import (
     squeeze_p,
     transpose_p,
 )
+from minigrad.staging.passes.broadcasts import broadcast_operands
 from minigrad.staging.passes.cse import SMALL_CONST, cse
 from minigrad.staging.passes.fold import fold_constants
 from minigrad.staging.passes.simplify import simplify
@@ -204,6 +206,8 @@ def test_fold_leaves_a_call() -> None:
     lambda x: x + 0.0, lambda x: 0.0 + x, lambda x: x - 0.0, lambda x: x + mnp.zeros_like(x),
     lambda x: x * mnp.reshape(mnp.ones(3), (3,)) * mnp.astype(np.ones(3, np.int64), np.float64),
     lambda x: x.reshape(1, 3).reshape(3),
+    lambda x: x / 1.0, lambda x: x / mnp.ones_like(x), lambda x: stop_gradient(x),
+    lambda x: mnp.maximum(x, -np.inf), lambda x: mnp.maximum(mnp.full_like(x, -np.inf), x),
 ])
 def test_simplify_removes_identities(f: Callable[..., Any]) -> None:
     x = np.array([1.5, -0.0, np.nan])
@@ -237,6 +241,29 @@ def test_simplify_removes_no_op_structural_equations(bind: Callable[..., Any]) -
     lambda x: x * mnp.astype(mnp.astype(np.full(3, 1.5), np.int64), np.float64),
 ])
 def test_simplify_keeps_non_identities(f: Callable[..., Any]) -> None:
+    closed = staged(f, np.ones(3))
+    assert names(simplify(closed)) == names(closed)
+
+
+@pytest.mark.parametrize("f, left", [
+    (lambda x: -(x * -1.0), []), (lambda x: -(-1.0 * x), []),
+    (lambda x: -(x * 2.0), ["mul"]), (lambda x: -(x * 2), ["mul"]),
+])
+def test_simplify_moves_a_negation_into_a_literal_factor(f: Callable[..., Any],
+                                                         left: list[str]) -> None:
+    # (literal factors appear once broadcast_operands has run: jit simplifies again then)
+    x = np.array([1.5, -0.0, np.nan, -np.inf])
+    closed = broadcast_operands(staged(f, x))
+    out = simplify(closed)
+    assert names(out) == left
+    np.testing.assert_array_equal(evaluate(out, x)[0], evaluate(closed, x)[0])
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: mnp.maximum(x, np.inf), lambda x: mnp.maximum(x, 0.0), lambda x: x / 2.0,
+    lambda x: 1.0 / x,
+])
+def test_simplify_keeps_other_maxima_and_quotients(f: Callable[..., Any]) -> None:
     closed = staged(f, np.ones(3))
     assert names(simplify(closed)) == names(closed)
 

@@ -40,7 +40,7 @@ import numpy as np
 from minigrad.core import Primitive
 from minigrad.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, last_uses, pp_eqn, var_names
 from minigrad.staging.passes import optimize
-from minigrad.staging.passes.inplace import may_alias_caller
+from minigrad.staging.passes.inplace import form_ufunc, may_alias_caller
 
 
 @dataclass
@@ -170,7 +170,12 @@ def _call_line(e: Eqn, fn: str, atom: Callable[[Any], str], var: Callable[[Var],
     impl = e.prim.impl
     assert impl is not None, e.prim.name
     namespace[fn] = partial(impl, **e.params) if e.params else impl
-    call = f"{fn}({', '.join(atom(a) for a in e.inputs)})"
+    operands = [atom(a) for a in e.inputs]
+    ufunc = form_ufunc(e.prim)
+    if ufunc is not None:  # a ufunc in place: its first operand is also its out argument
+        namespace[fn] = ufunc
+        operands.append(operands[0])
+    call = f"{fn}({', '.join(operands)})"
     if e.prim.multiple_results:
         line = f"    [{', '.join(var(v) for v in e.outs)}] = {call}"
     elif e.outs[0].aval.ndim == 0:  # a NumPy reduction returns a scalar, not an array

@@ -2,8 +2,9 @@
 
 ``optimize`` runs them in order: inlining (so nested calls are seen through), algebraic
 simplification, broadcast operands (NumPy broadcasts them itself), constant folding,
-common-subexpression elimination, dead-code elimination (which keeps the checks of values),
-and last in-place reuse, which changes no value but which buffer holds it.
+simplification again (of what folding made), common-subexpression elimination, dead-code
+elimination (which keeps the checks of values), and last in-place reuse, which changes no
+value but which buffer holds it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ PASSES: list[tuple[str, Callable[[ClosedJaxpr], ClosedJaxpr]]] = [
     ("simplify", simplify),
     ("broadcasts", broadcast_operands),
     ("fold", fold_constants),
+    ("resimplify", simplify),  # (what folding made: x * -1.0 met by a negation, say)
     ("cse", cse),
     ("dce", dce),
 ]

@@ -10,6 +10,12 @@ replaced, in every use and in the outputs, by the value it equals:
 * ``add x zero``, ``add zero x`` and ``sub x zero`` -> ``x``, zeros found the same way. The
   values compare equal but the bits may not: ``-0.0 + 0.0`` is ``+0.0``, where this pass keeps
   ``-0.0``;
+* ``div x one`` -> ``x``; ``max x -inf`` and ``max -inf x`` -> ``x`` (a NaN ``x`` too: max
+  propagates it), ``-inf`` found as the fills are (the initial value of a max reduction);
+* ``stop_gradient x`` -> ``x``: a program run by jit is past every transform;
+* ``neg (mul x c)`` and ``neg (mul c x)``, ``c`` a literal -> ``mul x (-c)`` (the same value:
+  rounding is symmetric; a NaN's sign bit may differ), which for ``c = -1`` is ``x`` (the
+  cotangent of a negated mean meets its own negation);
 * a reshape, broadcast, transpose, squeeze, expand_dims, slice, pad or conversion that changes
   nothing -> its operand;
 * a reshape of a reshape, a transpose of a transpose and a broadcast of a broadcast -> one
@@ -29,7 +35,17 @@ from typing import Any, Callable
 import numpy as np
 
 from minigrad.jaxpr import Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var
-from minigrad.ops.elementwise import add_p, convert_element_type_p, dot_p, mul_p, sub_p
+from minigrad.ops.elementwise import (
+    add_p,
+    convert_element_type_p,
+    div_p,
+    dot_p,
+    max_p,
+    mul_p,
+    neg_p,
+    sub_p,
+)
+from minigrad.ops.stop_gradient import stop_gradient_p
 from minigrad.ops.structural import (
     broadcast_in_dim_p,
     expand_dims_p,
@@ -95,7 +111,7 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
             env[e.outs[0]] = same
             continue
         fills[e.outs[0]] = _result_fill(e, fill)
-        if e.prim in (reshape_p, transpose_p, broadcast_in_dim_p, dot_p):
+        if e.prim in (reshape_p, transpose_p, broadcast_in_dim_p, dot_p, mul_p):
             made[e.outs[0]] = e
 
     outvars = [read(a) for a in jaxpr.outvars]
@@ -107,9 +123,11 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def _as_fill(x: Any) -> np.ndarray | None:
-    """``x`` (0-d) if it is a 0 or a 1 of a dtype whose fills are tracked, else None."""
+    """``x`` (0-d) if it is a 0, a 1 or (of a float dtype) an infinity of a dtype whose fills
+    are tracked, else None."""
     x = np.asarray(x)
-    if x.dtype.kind in _FILL_KINDS and (x == 0 or x == 1):
+    if x.dtype.kind in _FILL_KINDS and (x == 0 or x == 1 or (x.dtype.kind == "f"
+                                                               and np.isinf(x))):
         return x
     return None
 
@@ -132,9 +150,10 @@ def _result_fill(e: Eqn, fill: Fill) -> np.ndarray | None:
     if e.prim is convert_element_type_p:
         value = fill(e.inputs[0])
         new_dtype = e.params["new_dtype"]
-        if value is None or new_dtype.kind not in _FILL_KINDS:
+        if value is None or new_dtype.kind not in _FILL_KINDS or (
+                np.isinf(value) and new_dtype.kind != "f"):
             return None
-        return value.astype(new_dtype)  # 0 and 1 convert exactly
+        return value.astype(new_dtype)  # 0, 1 and infinities convert exactly to floats
     return None
 
 
@@ -154,8 +173,22 @@ def _equal_operand(e: Eqn, fill: Fill) -> Atom | None:
             if x.aval == out and value is not None and value.dtype == out.dtype and value == unit:
                 return x
         return None
+    if prim is div_p:
+        x, c = e.inputs
+        value = fill(c)
+        same_type = x.aval == out and value is not None and value.dtype == out.dtype
+        return x if same_type and value == 1 else None
+    if prim is max_p:
+        for x, c in ((e.inputs[0], e.inputs[1]), (e.inputs[1], e.inputs[0])):
+            value = fill(c)
+            if x.aval == out and value is not None and value.dtype == out.dtype \
+                    and value == -np.inf:
+                return x
+        return None
     if len(e.inputs) != 1 or e.inputs[0].aval != out:  # a structural op that changes the type
         return None
+    if prim is stop_gradient_p:
+        return e.inputs[0]
     x = e.inputs[0]
     ndim = x.aval.ndim
     if prim is reshape_p:
@@ -183,6 +216,13 @@ def _composed(e: Eqn, made: dict[Var, Eqn]) -> Eqn:
     are reshapes, both transposes or both broadcasts; else ``e``."""
     x = e.inputs[0] if len(e.inputs) == 1 else None
     inner = made.get(x) if isinstance(x, Var) else None
+    if inner is not None and inner.prim is mul_p and e.prim is neg_p:
+        a, b = inner.inputs
+        if isinstance(b, Literal) and b.aval.dtype.kind == "f":
+            return Eqn(mul_p, [a, Literal(np.negative(b.val))], {}, e.outs)
+        if isinstance(a, Literal) and a.aval.dtype.kind == "f":
+            return Eqn(mul_p, [Literal(np.negative(a.val)), b], {}, e.outs)
+        return e
     if inner is not None and inner.prim is dot_p and e.prim is transpose_p:
         ins, out = inner.params["subscripts"].split("->")
         letters = "".join(out[j] for j in e.params["permutation"])
