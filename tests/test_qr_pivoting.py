@@ -102,6 +102,23 @@ def test_rank_deficient_and_zero_matrices(mode: str) -> None:
     np.testing.assert_array_equal(np.asarray(_qr(np.eye(4), mode)[2]), np.arange(4))
 
 
+def test_extreme_scales_give_the_same_pivots() -> None:
+    # squared norms of 1e300 entries overflow and of 1e-300 ones underflow: the impl scales
+    # by a power of two first, which changes no rounding, so the pivots are a's own
+    a = np.random.default_rng(8).standard_normal((3, 6, 5))
+    expected = np.asarray(qr_pivots(a))
+    for power in (-1000, -900, 900, 1000):
+        np.testing.assert_array_equal(np.asarray(qr_pivots(np.ldexp(a, power))), expected)
+
+
+def test_non_finite_entries_give_a_permutation_quietly() -> None:
+    a = np.ones((2, 3, 3))
+    a[0, 1, 1], a[1, 2, 0] = np.inf, np.nan
+    with np.errstate(all="raise"):
+        p = np.asarray(qr_pivots(a))
+    np.testing.assert_array_equal(np.sort(p, axis=-1), [[0, 1, 2], [0, 1, 2]])
+
+
 def test_empty_matrices_match_jax_shapes() -> None:
     # JAX's pivots of an empty matrix are zeros (its lowering skips geqp3)
     q, r, p = sl.qr(np.zeros((0, 3)), pivoting=True)

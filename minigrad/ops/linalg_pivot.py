@@ -43,17 +43,32 @@ def _qr_pivots_impl(a: np.ndarray) -> np.ndarray:
     # vn1 * sqrt(1 - (|r_ij| / vn1)^2); when that loses more than half the digits since the
     # last exact norm vn2 (temp * (vn1 / vn2)^2 <= sqrt(eps)), the norm is recomputed.
     *batch, m, n = a.shape
-    k = min(m, n)
     count = int(np.prod(batch, dtype=np.int64))
     if m == 0 or n == 0:
         return np.zeros((*batch, n), I32)
     work = np.array(a, copy=True).reshape(count, m, n)
-    stack = np.arange(count)
+    # each matrix scaled by a power of two (exact: the same choices) to largest entry in
+    # [0.5, 1), so squared norms neither overflow nor underflow (LAPACK's dnrm2 scales too)
+    with np.errstate(invalid="ignore"):
+        biggest = np.max(np.abs(work), axis=(1, 2))
+    _, exponent = np.frexp(np.where(np.isfinite(biggest), biggest, 1))
+    work = np.ldexp(work, -exponent[:, None, None])
     perm = np.tile(np.arange(n, dtype=I32), (count, 1))
     vn1 = np.linalg.norm(work, axis=1)
     vn2 = vn1.copy()
     tol3z = np.sqrt(np.finfo(a.dtype).eps / 2)  # sqrt of LAPACK's dlamch('Epsilon')
-    for i in range(k):
+    with np.errstate(invalid="ignore", over="ignore"):  # (an infinite entry: NaN norms)
+        _pivot_loop(work, perm, vn1, vn2, tol3z)
+    return perm.reshape(*batch, n)
+
+
+def _pivot_loop(work: np.ndarray, perm: np.ndarray, vn1: np.ndarray, vn2: np.ndarray,
+                tol3z: float) -> None:
+    """geqp3's steps on the stack ``work`` ``(count, m, n)``, in place: ``perm`` gets the
+    pivots; ``vn1`` and ``vn2`` are the downdated and last exact column norms."""
+    count, m, n = work.shape
+    stack = np.arange(count)
+    for i in range(min(m, n)):
         piv = i + np.argmax(vn1[:, i:], axis=1)  # the first of the largest
         work[stack, :, i], work[stack, :, piv] = work[stack, :, piv], work[stack, :, i]
         perm[stack, i], perm[stack, piv] = perm[stack, piv], perm[stack, i]
@@ -72,7 +87,6 @@ def _qr_pivots_impl(a: np.ndarray) -> np.ndarray:
                  else np.zeros_like(norms))
         vn1[:, i + 1:] = np.where(redo, fresh, np.where(live, norms * np.sqrt(temp), norms))
         vn2[:, i + 1:] = np.where(redo, fresh, exact)
-    return perm.reshape(*batch, n)
 
 
 def _reflect(work: np.ndarray, i: int) -> None:
