@@ -5,6 +5,7 @@ records_fft.py by tests/test_primitives.py."""
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any, Callable
 
 import numpy as np
@@ -20,7 +21,8 @@ Z = X + 1j * RNG.standard_normal((3, 4, 5))
 NORMS = ["backward", "ortho", "forward"]
 ONE_AXIS = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
 MANY_AXES = ["fftn", "ifftn", "rfftn", "irfftn"]
-REAL_IN = {"rfft", "ihfft", "rfftn"}
+TWO_AXES = ["fft2", "ifft2", "rfft2", "irfft2"]
+REAL_IN = {"rfft", "ihfft", "rfftn", "rfft2"}
 
 
 def operand(name: str) -> np.ndarray:
@@ -49,6 +51,53 @@ def test_many_axes_transforms_are_numpys(name: str, norm: str) -> None:
         got = ours(operand(name), s=s, axes=axes, norm=norm)
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("norm", [None, *NORMS])
+@pytest.mark.parametrize("name", TWO_AXES)
+def test_two_axes_transforms_are_numpys(name: str, norm: str | None) -> None:
+    ours, theirs = getattr(mnp.fft, name), getattr(np.fft, name)
+    np.testing.assert_allclose(ours(operand(name), norm=norm), theirs(operand(name), norm=norm),
+                               rtol=1e-12, atol=1e-12)
+    for s, axes in (((3, 6), (2, 0)), (None, (0, 1)), ((4, 2), (-1, -3)), ((5, 7), [1, 2])):
+        want = theirs(operand(name), s=s, axes=axes, norm=norm)
+        got = ours(operand(name), s=s, axes=axes, norm=norm)
+        assert isinstance(got, mg.Array) and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    # the 2-D transform is the n-D one over the two axes
+    nd = getattr(mnp.fft, name.replace("2", "n"))
+    np.testing.assert_array_equal(ours(operand(name), axes=(0, 2)),
+                                  nd(operand(name), axes=(0, 2)))
+
+
+@pytest.mark.parametrize("name", TWO_AXES)
+def test_two_axes_transforms_match_jax(name: str) -> None:
+    if importlib.util.find_spec("jax") is None:
+        pytest.skip("jax is not installed (pip install jax): the differential test needs it")
+    import jax
+    import jax.numpy as jnp
+
+    before = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", True)
+    try:
+        for kw in ({}, {"s": (3, 6), "axes": (2, 0), "norm": "ortho"}):
+            want = getattr(jnp.fft, name)(operand(name), **kw)
+            got = getattr(mnp.fft, name)(operand(name), **kw)
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+            # gradients of a real loss of a real input
+            w = np.random.default_rng(1).standard_normal(want.shape)
+
+            def loss(m: Any, x: Any, kw: dict = kw, w: np.ndarray = w) -> Any:
+                arg = x if name in REAL_IN else x * (1 - 2j)
+                out = getattr(m.fft, name)(arg, **kw)
+                return m.sum((m.real(out) + 2 * m.imag(out)) * w)
+
+            np.testing.assert_allclose(mg.grad(lambda x: loss(mnp, x))(X),
+                                       jax.grad(lambda x: loss(jnp, x))(X), rtol=1e-11,
+                                       atol=1e-11)
+    finally:
+        jax.config.update("jax_enable_x64", before)
 
 
 def test_single_precision_stays_single() -> None:
@@ -87,7 +136,7 @@ def real_loss(name: str, **kw: Any) -> Callable[[Any], Any]:
     return f
 
 
-CASES = [(name, norm) for name in ONE_AXIS + MANY_AXES for norm in NORMS]
+CASES = [(name, norm) for name in ONE_AXIS + MANY_AXES + TWO_AXES for norm in NORMS]
 
 
 @pytest.mark.parametrize(("name", "norm"), CASES)
@@ -106,7 +155,7 @@ def test_jvp_and_vjp(name: str, norm: str) -> None:
         check_vjp(lambda z: fn(z, **kw), [Z])
 
 
-@pytest.mark.parametrize("name", ONE_AXIS + MANY_AXES)
+@pytest.mark.parametrize("name", ONE_AXIS + MANY_AXES + TWO_AXES)
 def test_vmap_jit_and_vmap_grad(name: str) -> None:
     f = real_loss(name, norm="ortho")
     for in_axes in (0, 1, 2):
@@ -143,6 +192,15 @@ def test_grad_by_parseval() -> None:
     (lambda: mnp.fft.fftn(Z, s=(2, 3), axes=(0,)), ValueError,
      "fftn: s and axes must have the same length"),
     (lambda: mnp.fft.fft(np.array(1j)), ValueError, "fft: x must have at least one axis"),
+    (lambda: mnp.fft.fft2(Z, axes=(0,)), ValueError,
+     r"fft2: axes must name exactly two axes; got \(0,\)"),
+    (lambda: mnp.fft.ifft2(Z, axes=(0, 1, 2)), ValueError, "ifft2: axes must name exactly two"),
+    (lambda: mnp.fft.rfft2(Z), TypeError, "rfft2: x must be real; got complex128"),
+    (lambda: mnp.fft.irfft2(Z, s=(3,)), ValueError,
+     "irfft2: s and axes must have the same length; got 1 and 2"),
+    (lambda: mnp.fft.fft2(Z, axes=(1, -2)), ValueError, "fft2: axes must be distinct"),
+    (lambda: mnp.fft.fft2(Z[0, 0]), IndexError, "fft2: axis -2 is out of range"),
+    (lambda: mnp.fft.ifft2(Z, norm="unitary"), ValueError, "ifft2: norm must be one of"),
     (lambda: mnp.fft.irfft(Z[..., :1]), ValueError, "irfft: n must be a positive integer"),
     (lambda: mnp.fft.fftfreq(4, device="gpu"), ValueError, "fftfreq: device must be"),
     (lambda: mnp.fft.fftfreq(4, dtype=np.int64), TypeError, "fftfreq: dtype must be"),

@@ -36,8 +36,9 @@ from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.ops.fft import fft as fft_prim
 
-__all__ = ["fft", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifftn", "ifftshift", "ihfft",
-           "irfft", "irfftn", "rfft", "rfftfreq", "rfftn"]
+__all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn",
+           "ifftshift", "ihfft", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq",
+           "rfftn"]
 
 _NORMS = ("backward", "ortho", "forward")
 _SWAPPED = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
@@ -174,22 +175,25 @@ def ifft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = 
     return _transform(x, "ifft", axes, [size], [size], _norm(norm, "ifft"))
 
 
+def _fftn(a: ArrayLike, s: Sequence[int] | None, axes: Sequence[int] | None, norm: str | None,
+          fn: str, fft_type: str) -> Any:
+    """``fftn`` (``fft_type`` 'fft') or ``ifftn`` ('ifft'), errors naming ``fn``."""
+    x = _complex_operand(a, fn)
+    ax, sizes = _many_axes(x, s, axes, fn)
+    sizes = sizes or [get_aval(x).shape[i] for i in ax]
+    return _transform(x, fft_type, ax, sizes, sizes, _norm(norm, fn))
+
+
 def fftn(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
          norm: str | None = None) -> Any:
     """The n-dimensional discrete Fourier transform over ``axes`` (lengths ``s``)."""
-    x = _complex_operand(a, "fftn")
-    ax, sizes = _many_axes(x, s, axes, "fftn")
-    sizes = sizes or [get_aval(x).shape[i] for i in ax]
-    return _transform(x, "fft", ax, sizes, sizes, _norm(norm, "fftn"))
+    return _fftn(a, s, axes, norm, "fftn", "fft")
 
 
 def ifftn(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
           norm: str | None = None) -> Any:
     """The inverse of ``fftn``."""
-    x = _complex_operand(a, "ifftn")
-    ax, sizes = _many_axes(x, s, axes, "ifftn")
-    sizes = sizes or [get_aval(x).shape[i] for i in ax]
-    return _transform(x, "ifft", ax, sizes, sizes, _norm(norm, "ifftn"))
+    return _fftn(a, s, axes, norm, "ifftn", "ifft")
 
 
 # --------------------------------------------------------------------------- real and Hermitian
@@ -212,26 +216,80 @@ def irfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None =
     return _transform(x, "irfft", axes, [size // 2 + 1], [size], _norm(norm, "irfft"))
 
 
+def _rfftn(a: ArrayLike, s: Sequence[int] | None, axes: Sequence[int] | None,
+           norm: str | None, fn: str) -> Any:
+    x = _real_operand(a, fn)
+    ax, sizes = _many_axes(x, s, axes, fn)
+    sizes = sizes or [get_aval(x).shape[i] for i in ax]
+    return _transform(x, "rfft", ax, sizes, sizes, _norm(norm, fn))
+
+
 def rfftn(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
           norm: str | None = None) -> Any:
     """``rfft`` over the last of ``axes``, then ``fft`` over the others."""
-    x = _real_operand(a, "rfftn")
-    ax, sizes = _many_axes(x, s, axes, "rfftn")
-    sizes = sizes or [get_aval(x).shape[i] for i in ax]
-    return _transform(x, "rfft", ax, sizes, sizes, _norm(norm, "rfftn"))
+    return _rfftn(a, s, axes, norm, "rfftn")
+
+
+def _irfftn(a: ArrayLike, s: Sequence[int] | None, axes: Sequence[int] | None,
+            norm: str | None, fn: str) -> Any:
+    x = _complex_operand(a, fn)
+    ax, sizes = _many_axes(x, s, axes, fn)
+    if sizes is None:
+        sizes = [get_aval(x).shape[i] for i in ax]
+        sizes[-1] = _length(2 * (sizes[-1] - 1), fn, "the last output length")
+    in_sizes = [*sizes[:-1], sizes[-1] // 2 + 1]
+    return _transform(x, "irfft", ax, in_sizes, sizes, _norm(norm, fn))
 
 
 def irfftn(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
            norm: str | None = None) -> Any:
     """The inverse of ``rfftn`` (the last of ``s`` is the real output's length, by default
     ``2 * (m - 1)``)."""
-    x = _complex_operand(a, "irfftn")
-    ax, sizes = _many_axes(x, s, axes, "irfftn")
-    if sizes is None:
-        sizes = [get_aval(x).shape[i] for i in ax]
-        sizes[-1] = _length(2 * (sizes[-1] - 1), "irfftn", "the last output length")
-    in_sizes = [*sizes[:-1], sizes[-1] // 2 + 1]
-    return _transform(x, "irfft", ax, in_sizes, sizes, _norm(norm, "irfftn"))
+    return _irfftn(a, s, axes, norm, "irfftn")
+
+
+# --------------------------------------------------------------------------- two axes
+
+
+def _two(axes: Sequence[int], fn: str) -> Sequence[int]:
+    """``axes`` of a 2-D transform: exactly two (JAX's rule; NumPy's ``fft2`` takes any)."""
+    if isinstance(axes, (int, np.integer)) or len(axes) != 2:
+        raise ValueError(f"{fn}: axes must name exactly two axes; got {axes!r}")
+    return axes
+
+
+def fft2(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1),
+         norm: str | None = None) -> Any:
+    """``fftn`` over two axes, the last two by default.
+
+    >>> import numpy as np
+    >>> from minigrad.numpy import fft
+    >>> fft.fft2(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    Array([[10.+0.j, -2.+0.j],
+           [-4.+0.j,  0.+0.j]], dtype=complex128)
+    """
+    return _fftn(a, s, _two(axes, "fft2"), norm, "fft2", "fft")
+
+
+def ifft2(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1),
+          norm: str | None = None) -> Any:
+    """The inverse of ``fft2``: ``ifftn`` over two axes, the last two by default."""
+    return _fftn(a, s, _two(axes, "ifft2"), norm, "ifft2", "ifft")
+
+
+def rfft2(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1),
+          norm: str | None = None) -> Any:
+    """``rfftn`` over two axes (the second the real one), the last two by default."""
+    return _rfftn(a, s, _two(axes, "rfft2"), norm, "rfft2")
+
+
+def irfft2(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1),
+           norm: str | None = None) -> Any:
+    """The inverse of ``rfft2``: ``irfftn`` over two axes, the last two by default."""
+    return _irfftn(a, s, _two(axes, "irfft2"), norm, "irfft2")
+
+
+# --------------------------------------------------------------------------- Hermitian
 
 
 def hfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:

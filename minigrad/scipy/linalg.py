@@ -31,6 +31,7 @@ from minigrad.numpy.linalg import svd as _svd
 from minigrad.numpy.util import ArrayLike, asarray, check_broadcast, float_dtype
 from minigrad.ops import linalg as la
 from minigrad.ops import linalg_factor as lf
+from minigrad.ops.linalg_pivot import qr_pivoted
 from minigrad.scipy._expm import expm
 
 __all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv", "lu",
@@ -281,14 +282,18 @@ def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
 def qr(a: ArrayLike, overwrite_a: bool = False, lwork: Any = None, mode: str = "full",
        pivoting: bool = False, check_finite: bool = True) -> tuple[Any, ...]:
     """``(q, r)`` with ``a = q r``: ``mode`` 'full' (q ``(m, m)``), 'economic' (q ``(m, k)``)
-    or 'r' (``(r,)`` alone). Column pivoting is not supported."""
+    or 'r' (``(r,)`` alone). With ``pivoting``, ``(q, r, p)`` (or ``(r, p)``) with ``a[:, p]
+    = q r``, ``p`` int32 and ``|diag(r)|`` non-increasing (LAPACK's geqp3 pivots;
+    ``minigrad/ops/linalg_pivot.py``)."""
     del overwrite_a, lwork, check_finite
-    if pivoting:
-        raise NotImplementedError("qr: pivoting=True is not supported")
+    pivoting = _bool("qr", "pivoting", pivoting)
     if mode not in ("full", "economic", "r"):
         raise ValueError(f"qr: mode must be 'full', 'economic' or 'r'; got {mode!r}")
     x = _matrix("qr", a, square=False)
     x = mnp.asarray(x, float_dtype(x))
+    if pivoting:  # (qr-pivot)
+        q, r, p = qr_pivoted(x, full_matrices=mode != "economic")
+        return (r, p) if mode == "r" else (q, r, p)
     if mode == "r":
         return (_qr(x, "complete").R,)
     return tuple(_qr(x, "complete" if mode == "full" else "reduced"))

@@ -126,6 +126,11 @@ RECORDS = [
     Rec("scipy.linalg.qr", separated(3, 3), tag="square"),
     Rec("scipy.linalg.qr", separated(4, 3), kwargs={"mode": "economic"}, tag="economic"),
     Rec("scipy.linalg.qr", separated(3, 4), kwargs={"mode": "r"}, tag="r"),
+    # (qr-pivot) pivoting: values, vmap, jit, SciPy and JAX here; the derivatives (p is an
+    # integer result) in tests/test_qr_pivoting.py
+    *[Rec("scipy.linalg.qr", separated(*shape), kwargs={"pivoting": True, "mode": mode},
+          tag=f"pivoting-{mode}", grad=False, note="p int32: derivatives in test_qr_pivoting")
+      for shape, mode in (((4, 4), "full"), ((5, 3), "economic"), ((3, 5), "r"))],
     Rec("scipy.linalg.lu", dominant(4, 4)),
     Rec("scipy.linalg.lu", normal_draw := (lambda rng, dt: (rng.standard_normal((5, 3))
                                                            .astype(dt),)), tag="tall"),
