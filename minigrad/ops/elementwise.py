@@ -491,6 +491,8 @@ def matmul(x: np.ndarray, y: np.ndarray, plan: tuple) -> np.ndarray:
     if spread:
         y = y.reshape(y.shape[:n_batch] + (1,) * spread + y.shape[n_batch:])
     if not (no_m or no_n or perm):  # the common case: one product, nothing to move
+        if x.shape[-1] == 1:  # one term per entry (x.T @ g at batch 1): an outer product,
+            return np.multiply(x, y)  # matmul's values, ~3x faster than BLAS at tiny sizes
         return np.matmul(x, y)  # type: ignore[no-any-return]
     out = np.matmul(x[..., None, :] if no_m else x, y[..., None] if no_n else y)
     if no_n:
