@@ -48,9 +48,11 @@ def _fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     costs only what is left (slow elements do not make every element pay)."""
     shape = x.shape
     out = np.ones(x.size)
-    live = np.arange(x.size)
+    live: np.ndarray = np.arange(x.size)
     a, b, x = a.ravel(), b.ravel(), x.ravel()
-    f, c, d = np.ones(x.size), np.ones(x.size), np.zeros(x.size)
+    f: np.ndarray = np.ones(x.size)
+    c: np.ndarray = np.ones(x.size)
+    d: np.ndarray = np.zeros(x.size)
     for j in range(1, _STEPS + 1 if x.size else 0):
         m = j // 2
         if j % 2:  # d_(2m+1)
