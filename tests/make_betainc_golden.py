@@ -1,11 +1,12 @@
 """Record JAX's regularized incomplete beta and beta-distribution values:
-``python tests/make_betainc_golden.py`` (JAX installed).
+``python tests/make_betainc_golden.py`` (JAX and SciPy installed).
 
 Writes tests/data/betainc_jax.json, which tests/test_betainc.py compares minigrad against,
 so CI checks the agreement with JAX without installing JAX: ``jax.scipy.special.betainc`` on a
 grid of ``(a, b, x)`` in float64 and float32 and at the edges, its gradient in ``x``, and
 ``jax.scipy.stats.beta``'s ``cdf``, ``logcdf``, ``sf``, ``logsf`` with their gradients in
-``x``. (NaN and infinities are written as JSON's NaN, Infinity.)
+``x``; and SciPy's betainc on the same grid. (NaN and infinities are written as JSON's NaN,
+Infinity.)
 """
 
 from __future__ import annotations
@@ -57,7 +58,14 @@ def record() -> dict:
         f = getattr(beta, fn)
         out["beta"][fn] = np.asarray(f(*dist)).tolist()
         out["beta"][f"{fn}_grad_x"] = np.asarray(jax.vmap(jax.grad(f))(*dist)).tolist()
+    import scipy
+    import scipy.special
+
+    # SciPy's (Boost's) values too: JAX's own are about 50 eps from them on this grid, so
+    # they check minigrad's accuracy more tightly, also where CI has no SciPy
+    out["betainc"]["scipy_float64"] = scipy.special.betainc(a, b, x).tolist()
     out["jax_version"] = jax.__version__
+    out["scipy_version"] = scipy.__version__
     return out
 
 
@@ -68,7 +76,9 @@ if __name__ == "__main__":
     lines = [f" {json.dumps(section)}: {{\n" + ",\n".join(
         f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(data[section].items())) + "\n }"
         for section in ("beta", "betainc")]
-    text = "{\n" + ",\n".join(lines) + f',\n "jax_version": {json.dumps(data["jax_version"])}\n}}\n'
+    versions = [f' {json.dumps(k)}: {json.dumps(data[k])}' for k in ("jax_version",
+                                                                      "scipy_version")]
+    text = "{\n" + ",\n".join(lines + versions) + "\n}\n"
     assert json.loads(text) == json.loads(json.dumps(data))
     path.write_text(text)
     print(f"wrote {path}")
