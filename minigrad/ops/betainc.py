@@ -8,7 +8,8 @@ Impl: the continued fraction of DLMF 8.17.22, ``I_x(a, b) = x^a (1-x)^b / (a B(a
 and ``d_(2m) = m (b-m) x / ((a+2m-1)(a+2m))``, evaluated by the modified Lentz method. It
 converges fast for ``x < (a+1)/(a+b+2)``; the impl computes ``1 - I_(1-x)(b, a)`` (DLMF
 8.17.4) above the mean ``a/(a+b)``, as Cephes does (JAX switches at ``(a+1)/(a+b+2)``), so
-the tail computed is the smaller and ``1 - tail`` does not cancel. The front factor ``x^a
+the tail computed is the smaller and ``1 - tail`` loses little (for shapes up to 100; above,
+JAX's switch, where the fraction converges fast). The front factor ``x^a
 (1-x)^b / (a B(a, b))`` avoids lgamma's cancellations (Stirling's series with the large
 terms cancelled by hand for large ``a``, ``b``, as DiDonato and Morris do). All elements
 at once, in float64: one loop over the fraction's terms (the elements whose factor is within
@@ -39,7 +40,8 @@ from minigrad.ops.unary import log1p
 
 _EPS = float(np.finfo(np.float64).eps)
 _TINY = 1e-300  # Lentz's stand-in for a zero denominator
-_STEPS = 3000  # enough for a, b up to ~1e6 (the fraction needs O(sqrt(min(a, b))) terms)
+_STEPS = 3000  # a cap: shapes below 1e6 need at most hundreds of terms
+_SLOW = 100.0  # past its fast region, the fraction of a larger shape converges too slowly
 
 
 def _fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -142,11 +144,13 @@ def _front(p: np.ndarray, q: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _interior(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``I_x(a, b)`` for ``a, b > 0`` finite and ``0 <= x <= 1``. The fraction converges for
-    ``x < (a+1)/(a+b+2)`` (JAX's switch); the impl switches at the mean ``a / (a+b)``, nearly
-    the median, so the tail it computes is the smaller one and ``1 - value`` never cancels
-    (the fraction still converges there, in a few more terms)."""
-    direct = x * (a + b) < a
+    """``I_x(a, b)`` for ``a, b > 0`` finite and ``0 <= x <= 1``. The fraction converges fast
+    for ``x < (a+1)/(a+b+2)`` (JAX's switch). The impl switches at the mean ``a / (a+b)``
+    instead, near the median, so the tail it computes is the smaller one and ``1 - value``
+    loses little; unless the fraction that takes has a shape above 100, where past its fast
+    region it would need thousands of terms (then JAX's switch)."""
+    at_mean = x * (a + b) < a
+    direct = np.where(np.where(at_mean, a, b) <= _SLOW, at_mean, x * (a + b + 2) < a + 1)
     p, q, y = np.where(direct, a, b), np.where(direct, b, a), np.where(direct, x, 1 - x)
     value = _front(p, q, y) * _fraction(p, q, y)
     return np.where(direct, value, 1 - value)  # type: ignore[no-any-return]
