@@ -24,11 +24,16 @@ import minigrad as mg
 import minigrad.ops
 from minigrad.core import Primitive, float0, get_aval
 from minigrad.jaxpr import ClosedJaxpr, Literal, typecheck
+from minigrad.ops import betainc
 from minigrad.testing import all_in_axes, batch_args, staged_programs
 from minigrad.testing.checks import results_of, safe_batch_sizes
 from minigrad.testing.records import samples_for
 
 FULL_RULES = ("impl", "abstract_eval", "jvp", "batch")
+
+# Operands whose nonzero tangents a primitive's JVP rejects, as JAX's does (betainc in a and
+# b): its rules are traced differentiating in the other floating operands only.
+REJECTED_TANGENTS = {id(betainc.regularized_incomplete_beta_p): betainc.NONDIFFERENTIABLE}
 
 
 def defined_primitives() -> list[tuple[str, str, Primitive]]:
@@ -97,7 +102,9 @@ class RuleTraces:
         several = isinstance(first, (list, tuple))  # (a primitive's several results)
         outs = results_of(first)
         # Differentiate in every floating operand, when an output is floating.
-        diff = ([i for i, o in enumerate(ops) if get_aval(o).dtype.kind == "f"]
+        rejected = REJECTED_TANGENTS.get(id(prim), ())
+        diff = ([i for i, o in enumerate(ops)
+                 if get_aval(o).dtype.kind == "f" and i not in rejected]
                 if any(o.dtype.kind == "f" for o in outs) else [])
 
         def g(*a: Any) -> Any:

@@ -147,6 +147,7 @@ from minigrad.lax.slicing_gather import (
     scatter_mul,
     scatter_sub,
 )
+from minigrad.lax.special import betainc  # (issue #34: the incomplete beta)
 from minigrad.lax.while_loop import fori_loop, while_loop
 from minigrad.lax.windowed import reduce_window, reduce_window_shape_tuple
 
@@ -190,4 +191,6 @@ __all__ = [
     "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
     "dynamic_update_index_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
     "index_in_dim", "slice", "slice_in_dim",
+    # special functions by name (special.py; issue #34)
+    "betainc",
 ]

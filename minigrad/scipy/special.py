@@ -1,7 +1,7 @@
 """``minigrad.scipy.special``: jax.scipy.special's functions, composites over minigrad's
 primitives: ``logsumexp``, the error functions (``erf``, ``erfc``, ``erfinv``), ``gammaln``,
-``digamma``, ``gammainc``, ``gammaincc``, ``xlogy``, ``xlog1py``, ``entr``, ``expit``,
-``logit``, the normal distribution's
+``digamma``, ``gammainc``, ``gammaincc``, ``betainc``, ``xlogy``, ``xlog1py``, ``entr``,
+``expit``, ``logit``, the normal distribution's
 ``ndtr``, ``log_ndtr`` and ``ndtri`` (``_ndtr.py``), ``softmax`` and ``log_softmax``.
 
 Where JAX gives a function its own derivative (``xlogy``, ``xlog1py``, ``entr``'s ``x log x``,
@@ -27,6 +27,7 @@ from minigrad.core import get_aval
 from minigrad.custom_rules import custom_jvp
 from minigrad.numpy import reductions as rd
 from minigrad.numpy.util import ArrayLike, Axis, asarray, check_broadcast, float_dtype
+from minigrad.ops import betainc as _betainc
 from minigrad.ops import elementwise as ew
 from minigrad.ops import incomplete as _inc
 from minigrad.ops import special as _xla
@@ -36,8 +37,8 @@ from minigrad.ops.stop_gradient import stop_gradient
 from minigrad.scipy._ndtr import log_ndtr, ndtr, ndtri
 from minigrad.scipy._util import inexact
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc", "gammaincc",
-           "gammaln", "log_ndtr",
+__all__ = ["betainc", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
+           "gammaincc", "gammaln", "log_ndtr",
            "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "softmax", "xlog1py", "xlogy"]
 
 
@@ -155,6 +156,18 @@ def gammaincc(a: ArrayLike, x: ArrayLike) -> Any:
     """The regularized upper incomplete gamma ``Q(a, x) = 1 - P(a, x)``, computed directly
     in the right tail (no cancellation)."""
     return _via_float32(_inc.igammac, *inexact("gammaincc", a, x, names=("a", "x")))
+
+
+def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Any:
+    """The regularized incomplete beta ``I_x(a, b) = 1/B(a, b) int_0^x t^(a-1) (1-t)^(b-1)
+    dt`` (the ``regularized_incomplete_beta`` primitive, ``ops/betainc.py``); differentiable
+    in ``x`` only, as JAX's (a gradient in ``a`` or ``b`` raises NotImplementedError).
+
+    >>> from minigrad.scipy.special import betainc
+    >>> betainc(1.0, 2.0, 0.5)  # 1 - (1 - x)^2
+    Array(0.75, dtype=float64)
+    """
+    return _via_float32(_betainc.betainc, *inexact("betainc", a, b, x, names=("a", "b", "x")))
 
 
 def expit(x: ArrayLike) -> Any:
