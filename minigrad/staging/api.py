@@ -345,17 +345,27 @@ def _signature(tree: Any, leaves: list[np.ndarray]) -> Any:
     if t is np.ndarray or t is core.eager_array_type:
         leaves.append(tree if t is np.ndarray else tree.view(np.ndarray))
         return (tree.shape, tree.dtype)
-    if t is tuple or t is list:
-        parts = [_signature(x, leaves) for x in tree]
-        return None if None in parts else (t, *parts)
     if t is dict:
         try:
             keys = sorted(tree)
         except TypeError:
             return None
-        parts = [_signature(tree[k], leaves) for k in keys]
-        return None if None in parts else (t, tuple(keys), *parts)
-    return None
+        children: Any = [tree[k] for k in keys]
+        parts: list[Any] = [t, tuple(keys)]
+    elif t is tuple or t is list:
+        children, parts = tree, [t]
+    else:
+        return None
+    for x in children:
+        if type(x) is np.ndarray:  # (the commonest child: no call for it)
+            leaves.append(x)
+            parts.append((x.shape, x.dtype))
+            continue
+        part = _signature(x, leaves)
+        if part is None:
+            return None
+        parts.append(part)
+    return tuple(parts)
 
 
 # jax_disable_jit, jax_debug_nans, jax_debug_infs: True once any has been on (globally or for a
