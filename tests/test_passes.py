@@ -268,6 +268,29 @@ def test_simplify_keeps_other_maxima_and_quotients(f: Callable[..., Any]) -> Non
     assert names(simplify(closed)) == names(closed)
 
 
+@pytest.mark.parametrize("shape, squeezed, out, dims, after", [
+    ((3, 1), (1,), (3, 4), (0,), [(0, 1)]),  # (n, 1) -> (n,) -> (n, k): NumPy's own broadcast
+    ((1, 3, 1), (0, 2), (2, 3, 5), (1,), [(0, 1, 2)]),
+    ((1, 3), (0,), (3, 2), (0,), None),  # no free axis left of 3's: kept as it is
+])
+def test_simplify_broadcasts_the_operand_of_a_squeeze(shape: tuple, squeezed: tuple, out: tuple,
+                                                       dims: tuple, after: Any) -> None:
+    def f(x: Any) -> Any:
+        y = squeeze_p.bind(x, dimensions=squeezed)
+        return broadcast_in_dim_p.bind(y, shape=out, broadcast_dimensions=dims)
+
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    closed = staged(f, x)
+    simplified = simplify(closed)
+    if after is None:
+        assert names(simplified) == ["squeeze", "broadcast_in_dim"]
+    else:
+        assert names(simplified) == ["broadcast_in_dim"]
+        assert [e.params["broadcast_dimensions"] for e in simplified.eqns] == after
+        assert simplified.eqns[0].inputs == closed.jaxpr.invars
+    np.testing.assert_array_equal(evaluate(simplified, x)[0], evaluate(closed, x)[0])
+
+
 def test_simplify_never_multiplies_complex_away() -> None:
     # inf * (1+0j) is (inf + nan j): not an identity in complex arithmetic.
     closed = staged(lambda x: x * 1.0, np.ones(3, np.complex128))

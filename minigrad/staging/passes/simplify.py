@@ -21,6 +21,8 @@ replaced, in every use and in the outputs, by the value it equals:
 * a reshape of a reshape, a transpose of a transpose and a broadcast of a broadcast -> one
   equation of the original operand (the inner one dies when nothing else reads it), which may
   then change nothing;
+* a broadcast of a squeeze -> one broadcast of the squeeze's operand, its unit axes sent to
+  free output axes (so that NumPy broadcasts the unsqueezed value itself);
 * a transpose of a ``dot`` -> one ``dot`` with its output letters permuted (transposing a
   ``h @ w.T`` makes these: the product then writes its result in the order it is read).
 
@@ -111,7 +113,7 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
             env[e.outs[0]] = same
             continue
         fills[e.outs[0]] = _result_fill(e, fill)
-        if e.prim in (reshape_p, transpose_p, broadcast_in_dim_p, dot_p, mul_p):
+        if e.prim in (reshape_p, transpose_p, broadcast_in_dim_p, dot_p, mul_p, squeeze_p):
             made[e.outs[0]] = e
 
     outvars = [read(a) for a in jaxpr.outvars]
@@ -227,7 +229,9 @@ def _composed(e: Eqn, made: dict[Var, Eqn]) -> Eqn:
         ins, out = inner.params["subscripts"].split("->")
         letters = "".join(out[j] for j in e.params["permutation"])
         return Eqn(dot_p, inner.inputs, {"subscripts": f"{ins}->{letters}"}, e.outs)
-    if inner is None or inner.prim is not e.prim:
+    if inner is not None and inner.prim is squeeze_p and e.prim is broadcast_in_dim_p:
+        return _unsqueezed_broadcast(e, inner)
+    if inner is None or inner.prim is not e.prim or e.prim is squeeze_p:
         return e
     source = inner.inputs[0]
     if e.prim is reshape_p:  # only the final shape matters
@@ -240,4 +244,28 @@ def _composed(e: Eqn, made: dict[Var, Eqn]) -> Eqn:
     # (both increasing, so the composition is too; a size-1 axis may grow at either step)
     d1, d2 = inner.params["broadcast_dimensions"], e.params["broadcast_dimensions"]
     params = {"shape": e.params["shape"], "broadcast_dimensions": tuple(d2[i] for i in d1)}
+    return Eqn(broadcast_in_dim_p, [source], params, e.outs)
+
+
+def _unsqueezed_broadcast(e: Eqn, inner: Eqn) -> Eqn:
+    """A broadcast of a squeeze as one broadcast of the squeeze's operand (``(n, 1) -> (n,) ->
+    (n, k)`` as ``(n, 1) -> (n, k)``, which NumPy then broadcasts by itself), each squeezed
+    unit axis sent to an output axis free between its neighbours' (any will do: it has size
+    1); ``e`` itself when there is none."""
+    source = inner.inputs[0]
+    squeezed = set(inner.params["dimensions"])
+    kept = [a for a in range(source.aval.ndim) if a not in squeezed]
+    where = dict(zip(kept, e.params["broadcast_dimensions"], strict=True))
+    used, dims, prev = set(where.values()), [], -1
+    for a in range(source.aval.ndim):
+        if a not in where:
+            bound = next((where[b] for b in kept if b > a), len(e.params["shape"]))
+            free = [c for c in range(prev + 1, bound) if c not in used]
+            if not free:
+                return e
+            where[a] = free[0]
+            used.add(free[0])
+        dims.append(where[a])
+        prev = where[a]
+    params = {"shape": e.params["shape"], "broadcast_dimensions": tuple(dims)}
     return Eqn(broadcast_in_dim_p, [source], params, e.outs)
