@@ -6,7 +6,6 @@ explicit ``mode=``."""
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import numpy as np
@@ -18,7 +17,6 @@ import minigrad as mg
 import minigrad.numpy as mnp
 from minigrad.testing import check_jvp, check_vjp
 
-HAS_JAX = importlib.util.find_spec("jax") is not None
 INDEX_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
                 np.uint64]
 
@@ -341,18 +339,6 @@ def test_at_errors() -> None:
 
 
 # --------------------------------------------------------------------------- JAX's modes
-
-@pytest.fixture(scope="module")
-def jax_x64() -> Any:
-    if not HAS_JAX:
-        pytest.skip("jax is not installed (pip install jax): the differential test needs it")
-    import jax
-
-    previous = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", previous)  # (other modules' pages run JAX's default)
-
 
 def test_explicit_modes_reproduce_jax(jax_x64: Any) -> None:
     import jax.numpy as jnp

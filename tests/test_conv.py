@@ -6,7 +6,6 @@ fixed cases in every column of ``python -m minigrad check``."""
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import numpy as np
@@ -30,8 +29,6 @@ from minigrad.testing.records_windowed import (
     ref_select_and_gather_add,
     ref_select_and_scatter_add,
 )
-
-HAS_JAX = importlib.util.find_spec("jax") is not None
 
 
 @st.composite
@@ -169,18 +166,6 @@ def _plain(nd: int) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- against JAX
-
-@pytest.fixture(scope="module")
-def jax_x64() -> Any:
-    if not HAS_JAX:
-        pytest.skip("jax is not installed (pip install jax): the differential tests need it")
-    import jax
-
-    before = jax.config.read("jax_enable_x64")
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", before)
-
 
 def _jax_conv(jax: Any, p: dict[str, Any]) -> Any:
     jdn = jax.lax.ConvDimensionNumbers(*p["dimension_numbers"])

@@ -5,7 +5,6 @@ negative padding, strictness) pinned by examples."""
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any, Callable
 
 import numpy as np
@@ -14,7 +13,6 @@ import pytest
 import minigrad as mg
 from minigrad import lax
 
-HAS_JAX = importlib.util.find_spec("jax") is not None
 X = np.arange(6.0).reshape(2, 3)
 F32 = np.ones(3, np.float32)
 I32 = np.arange(3, dtype=np.int32)
@@ -156,18 +154,6 @@ def test_under_jit(what: str, call: Callable[[Any, Any], Any], error: type, matc
                    ) -> None:
     with pytest.raises(error, match=match):
         mg.jit(lambda x: call(lax, x))(X)
-
-
-@pytest.fixture(scope="module")
-def jax_x64() -> Any:
-    if not HAS_JAX:
-        pytest.skip("jax is not installed: the error types are compared with JAX's")
-    import jax
-
-    before = jax.config.read("jax_enable_x64")
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", before)
 
 
 @pytest.mark.parametrize("what, call, error, match", ROWS, ids=[r[0] for r in ROWS])

@@ -22,7 +22,6 @@ from minigrad.ops.linalg_pivot import qr_pivots
 from minigrad.scipy import linalg as sl
 from minigrad.testing import check_jvp, check_vjp, check_vmap
 
-HAS_JAX = importlib.util.find_spec("jax") is not None
 HAS_SCIPY = importlib.util.find_spec("scipy") is not None
 GOLDEN = json.loads((Path(__file__).parent / "data" / "qr_pivot_jax.json").read_text())
 MODES = ("full", "economic", "r")
@@ -293,16 +292,9 @@ def test_the_pivots_have_no_derivative() -> None:
 # --------------------------------------------------------------------------- JAX itself
 
 
-@pytest.fixture(scope="module")
-def jax() -> Any:
-    if not HAS_JAX:
-        pytest.skip("jax is not installed (pip install jax): the differential test needs it")
-    import jax
-
-    before = jax.config.read("jax_enable_x64")
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", before)
+@pytest.fixture
+def jax(jax_x64: Any) -> Any:
+    return jax_x64
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -5,7 +5,6 @@ issue #34 names) whose negative log marginal likelihood and gradient match JAX's
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import numpy as np
@@ -16,19 +15,10 @@ import minigrad.numpy as mnp
 from minigrad.scipy import linalg as sl
 from minigrad.scipy.stats import multivariate_normal, norm
 
-HAS_JAX = importlib.util.find_spec("jax") is not None
 
-
-@pytest.fixture(scope="module")
-def jax() -> Any:
-    if not HAS_JAX:
-        pytest.skip("jax is not installed (pip install jax): the differential test needs it")
-    import jax
-
-    before = jax.config.read("jax_enable_x64")
-    jax.config.update("jax_enable_x64", True)
-    yield jax
-    jax.config.update("jax_enable_x64", before)
+@pytest.fixture
+def jax(jax_x64: Any) -> Any:
+    return jax_x64
 
 
 def _spd(rng: np.random.Generator, n: int) -> np.ndarray:
