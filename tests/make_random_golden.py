@@ -9,33 +9,20 @@ runs every case of ``random_cases.py`` under JAX twice, in fresh processes with
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # (run as a script: tests/ first)
+from golden_worlds import main, save
 
 
 def record(world: str) -> None:
-    import jax
     import jax.random as jr
-    import numpy as np
-
-    sys.path.insert(0, str(HERE))
     from random_cases import CASES, run
 
-    assert jax.config.jax_enable_x64 == (world == "x64")
     results = {case_id: run(jr, fn, kwargs) for case_id, fn, kwargs in CASES}
-    results["jax_version"] = np.asarray(jax.__version__)
-    np.savez_compressed(HERE / "data" / f"random_golden_{world}.npz", **results)
-    print(f"{world}: {len(CASES)} cases, jax {jax.__version__}")
+    save("random_golden", world, results)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 2:
-        record(sys.argv[1])
-    else:
-        for world, flag in (("x64", "1"), ("x32", "0")):
-            env = {**os.environ, "JAX_ENABLE_X64": flag, "JAX_PLATFORMS": "cpu"}
-            subprocess.run([sys.executable, __file__, world], env=env, check=True)
+    main(__file__, record)
