@@ -68,6 +68,8 @@ def test_fma_rounds_once_block_by_block() -> None:
     x[at], z[at] = np.float32(2**-12 * (1 + 2**-23)), np.float32(1 + 2**-23)
     x[50000], z[50000] = np.float32(1e-20), np.float32(0)  # below float32's normal range
     out = sp.fma(x, y, z)
+    # the same midpoint with 0-d operands (NumPy hands back scalars there)
+    assert sp.fma(x[at[0]], y[0], z[at[0]]) == np.float32(1 + 2**-23)
     for i in [*at, 50000, 0, 32767, 32768]:
         e = Fraction(float(x[i])) * Fraction(float(y[i])) + Fraction(float(z[i]))
         o = out[i]

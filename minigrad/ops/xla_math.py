@@ -62,8 +62,8 @@ def _fma_f32(a: Any, b: Any, c: Any, subnormal: bool = True) -> np.ndarray:
     # midpoint (low 29 bits 1000...0) or below float32's normal range (fewer bits there) while
     # a*b + c is not exact in float64: those few are rounded to odd first. (``subnormal``
     # False skips the second test, for kernels that emulate XLA: it flushes subnormals to 0.)
-    s = np.multiply(a, b, dtype=F64)
-    s += c
+    s = np.asarray(np.multiply(a, b, dtype=F64))  # (an array even for 0-d operands: written
+    s += c  # in place below, where a NumPy scalar would take the fix into a copy)
     bits = s.view(U64)
     # (speed: the low 29 bits shifted to the top are int64's least value only at a midpoint,
     # so one shift and one min find whether any element needs the slow test)
@@ -334,7 +334,7 @@ def erf_inv(x: np.ndarray) -> np.ndarray:
     # less than gathering and scattering them; the others are written over it)
     counts = [int(np.count_nonzero(where)) for where, _ in pieces]
     most = counts.index(max(counts))
-    p = _horner(pieces[most][1], coeffs[most], dtype)
+    p = np.asarray(_horner(pieces[most][1], coeffs[most], dtype))  # (0-d: an array to write)
     for i, ((where, t), c) in enumerate(zip(pieces, coeffs, strict=True)):
         if i != most and counts[i]:
             p[where] = _horner(t[where], c, dtype)

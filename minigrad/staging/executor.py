@@ -13,7 +13,7 @@ generated line that failed.
 >>> print(f.lower(np.ones(3), np.array([0, 0])).as_text())
 def jit_lambda(a, b):
     c = sin_0(a)  # c:f64[3] = sin a
-    d = mul__1(c, a)  # d:f64[3] = mul_ c a
+    d = mul__1(c, a, c)  # d:f64[3] = mul_ c a
     del c
     e = slice_2(a)  # e:f64[2] = slice[start_indices=(0,) limit_indices=(2,) strides=(1,)] a
     f = index_add__3(d, b, e)  # f:f64[3] = index_add_[dim=0 alpha=1.0] d b e
