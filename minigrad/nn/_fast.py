@@ -38,10 +38,16 @@ def silu(x: np.ndarray) -> Any:
 
 def _softplus(x: np.ndarray) -> np.ndarray:
     # logaddexp(x, 0)'s value (ufuncs._log_add): max + log1p(exp(-|x - y|)), or x + y where
-    # x - y is NaN. With y = 0: x - 0 is x (-0.0 too), and where x is NaN both branches are
-    # NaN, so the select and the subtraction go (speed: 5 ufunc calls instead of 10); -|x| as
-    # min(x, -x), which returns x's own NaN (negating it would flip the NaN's sign bit).
-    return np.add(np.maximum(x, 0), np.log1p(np.exp(np.minimum(x, np.negative(x)))))
+    # x - y is NaN. Without a NaN, x - 0 is x (-0.0 too) and the select picks the second
+    # branch everywhere: 5 ufunc calls instead of 10 (speed). With one, the general path's own
+    # calls, whose NaN sign bits a shorter formula does not keep on every NumPy build.
+    if np.isnan(x).any():
+        y = np.zeros(x.shape, x.dtype)
+        delta = np.subtract(x, y)
+        tail = np.log1p(np.exp(np.negative(np.absolute(delta))))
+        return np.where(np.not_equal(delta, delta), np.add(x, y),
+                        np.add(np.maximum(x, y), tail))
+    return np.add(np.maximum(x, 0), np.log1p(np.exp(np.negative(np.absolute(x)))))
 
 
 def softplus(x: np.ndarray) -> Any:
