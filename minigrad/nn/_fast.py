@@ -38,16 +38,16 @@ def silu(x: np.ndarray) -> Any:
 
 def _softplus(x: np.ndarray) -> np.ndarray:
     # logaddexp(x, 0)'s value (ufuncs._log_add): max + log1p(exp(-|x - y|)), or x + y where
-    # x - y is NaN. Without a NaN, x - 0 is x (-0.0 too) and the select picks the second
-    # branch everywhere: 5 ufunc calls instead of 10 (speed). With one, the general path's own
-    # calls, whose NaN sign bits a shorter formula does not keep on every NumPy build.
-    if np.isnan(x).any():
-        y = np.zeros(x.shape, x.dtype)
-        delta = np.subtract(x, y)
-        tail = np.log1p(np.exp(np.negative(np.absolute(delta))))
-        return np.where(np.not_equal(delta, delta), np.add(x, y),
-                        np.add(np.maximum(x, y), tail))
-    return np.add(np.maximum(x, 0), np.log1p(np.exp(np.negative(np.absolute(x)))))
+    # x - y is NaN. With y = 0, x - 0 is x (-0.0 too): no select is needed if a NaN x gives
+    # x + 0's NaN, which max(x, 0) + tail does when tail is not NaN (the one NaN operand is
+    # x's own; of two NaNs, which one an add keeps differs between NumPy builds): so -|x| goes
+    # through fmin(., 0), which is -|x| for every other x (speed: 6 ufunc calls, not 10).
+    zero = _ZEROS[x.dtype]  # (a 0-d array: a Python 0 costs each ufunc ~0.3 us to resolve)
+    tail = np.log1p(np.exp(np.fmin(np.negative(np.absolute(x)), zero)))
+    return np.add(np.maximum(x, zero), tail)
+
+
+_ZEROS = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
 
 
 def softplus(x: np.ndarray) -> Any:
