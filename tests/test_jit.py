@@ -8,9 +8,10 @@ masks) and on the op records.
 
 from __future__ import annotations
 
+import collections
 import traceback
 import tracemalloc
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import pytest
@@ -23,6 +24,11 @@ from minigrad import numpy as mnp
 from minigrad.core import ConcretizationError
 from minigrad.staging import jit_p
 from minigrad.testing.checks import results_of
+
+
+class Pair(NamedTuple):
+    first: Any
+    second: Any
 
 
 def jit_eqns(closed: Any) -> list[Any]:
@@ -84,6 +90,26 @@ def test_repeated_calls_with_containers_reuse_the_trace_and_return_arrays() -> N
     g = mg.jit(lambda x: x + 1)
     for x in [np.zeros(2), np.zeros(2), np.zeros(2).view(mg.Array)]:
         assert type(g(x)) is mg.Array
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: x, lambda x: (x,), lambda x: [x, (x + 1, None)], lambda x: (),
+    lambda x: {"b": x, "a b": [x * 2], "": None},
+    lambda x: Pair(x, {"k": x + 1}), lambda x: collections.OrderedDict(z=x, a=x + 1)])
+def test_the_fast_path_rebuilds_every_output_tree(make: Callable[[Any], Any]) -> None:
+    # the fast path's results in their tree (a generated expression for tuples, lists, dicts
+    # and None; tree_unflatten for the others), each leaf an Array, as the first call's
+    f = mg.jit(make)
+    x = np.arange(3.0)
+    first, again = f(x), f(x)
+    want_leaves, want_tree = mg.tree_util.tree_flatten(make(x))
+    for out in (first, again):
+        leaves, tree = mg.tree_util.tree_flatten(out)
+        assert tree == want_tree
+        for got, want in zip(leaves, want_leaves, strict=True):
+            assert type(got) is mg.Array
+            np.testing.assert_array_equal(got, want)
+    assert f.traces == 1
 
 
 def test_repeated_calls_that_update_a_container_argument_write_it_back() -> None:
