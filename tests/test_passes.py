@@ -248,15 +248,19 @@ def test_simplify_keeps_non_identities(f: Callable[..., Any]) -> None:
 @pytest.mark.parametrize("f, left", [
     (lambda x: -(x * -1.0), []), (lambda x: -(-1.0 * x), []),
     (lambda x: -(x * 2.0), ["mul"]), (lambda x: -(x * 2), ["mul"]),
+    (lambda x: -(x / 3.0), ["div"]), (lambda x: -(3.0 / x), ["div"]),
+    (lambda x: -(x / -1.0), []),
 ])
 def test_simplify_moves_a_negation_into_a_literal_factor(f: Callable[..., Any],
                                                          left: list[str]) -> None:
     # (literal factors appear once broadcast_operands has run: jit simplifies again then)
-    x = np.array([1.5, -0.0, np.nan, -np.inf])
+    x = np.array([1.5, -0.0, 0.0, np.nan, -np.inf, 0.1])
     closed = broadcast_operands(staged(f, x))
     out = simplify(closed)
     assert names(out) == left
-    np.testing.assert_array_equal(evaluate(out, x)[0], evaluate(closed, x)[0])
+    got, want = evaluate(out, x)[0], evaluate(closed, x)[0]
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got[:3]), np.signbit(want[:3]))  # (zeros keep their sign)
 
 
 @pytest.mark.parametrize("f", [

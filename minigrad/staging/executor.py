@@ -41,6 +41,7 @@ from minigrad.core import Primitive
 from minigrad.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, last_uses, pp_eqn, var_names
 from minigrad.staging.passes import optimize
 from minigrad.staging.passes.inplace import form_ufunc, may_alias_caller
+from minigrad.staging.specialize import keepdims_readers, specialized
 
 
 @dataclass
@@ -135,6 +136,8 @@ def generate(closed: ClosedJaxpr, donate: tuple[int, ...], name: str,
     for k in donate:  # a donated argument is written only if it is the caller's to give
         others = "".join(f"{p}, " for j, p in enumerate(params) if j != k)
         lines.append(f"    {params[k]} = owned({params[k]}, ({others}))")
+    kept = keepdims_readers(jaxpr)  # (reductions computed with keepdims; their readers rename)
+    renames = set(kept.values())
     for i, (e, dead) in enumerate(zip(jaxpr.eqns, last_uses(jaxpr), strict=True)):
         fn = f"{_identifier(e.prim.name)}_{i}"
         rule = codegen_rules.get(e.prim)
@@ -142,8 +145,10 @@ def generate(closed: ClosedJaxpr, donate: tuple[int, ...], name: str,
             emitter = Emitter(namespace, i, name)
             body = rule(e, [atom(a) for a in e.inputs], [var(v) for v in e.outs], emitter)
             lines += [f"    {line}" for line in body]
+        elif i in renames:
+            lines.append(f"    {var(e.out)} = {atom(e.inputs[0])}  # {pp_eqn(e, names)}")
         else:
-            lines.append(_call_line(e, fn, atom, var, namespace, names))
+            lines.append(_call_line(e, fn, atom, var, namespace, names, i in kept))
         # (arguments stay: the caller holds them anyway, and the results' copies check them)
         gone = [var(v) for v in dead if id(v) in names and v not in arguments]
         if gone:
@@ -165,11 +170,13 @@ def generate(closed: ClosedJaxpr, donate: tuple[int, ...], name: str,
 
 
 def _call_line(e: Eqn, fn: str, atom: Callable[[Any], str], var: Callable[[Var], str],
-               namespace: dict[str, Any], names: dict[int, str]) -> str:
-    """The line that calls ``e``'s impl (with its parameters bound) on its operands."""
+               namespace: dict[str, Any], names: dict[int, str], keepdims: bool = False) -> str:
+    """The line that calls ``e``'s impl (with its parameters bound), or its specialized form,
+    on its operands. ``keepdims``: a reduction keeping its reduced axes (its reader renames)."""
     impl = e.prim.impl
     assert impl is not None, e.prim.name
-    namespace[fn] = partial(impl, **e.params) if e.params else impl
+    namespace[fn] = specialized(e, keepdims) or (partial(impl, **e.params) if e.params
+                                                 else impl)
     operands = [atom(a) for a in e.inputs]
     ufunc = form_ufunc(e.prim)
     if ufunc is not None:  # a ufunc in place: its first operand is also its out argument
@@ -178,12 +185,12 @@ def _call_line(e: Eqn, fn: str, atom: Callable[[Any], str], var: Callable[[Var],
     call = f"{fn}({', '.join(operands)})"
     if e.prim.multiple_results:
         line = f"    [{', '.join(var(v) for v in e.outs)}] = {call}"
-    elif e.outs[0].aval.ndim == 0:  # a NumPy reduction returns a scalar, not an array
+    elif e.outs[0].aval.ndim == 0 and not keepdims:  # NumPy's reductions return scalars
         line = f"    {var(e.outs[0])} = asarray({call})"
     else:
         line = f"    {var(e.outs[0])} = {call}"
     if not any(isinstance(p, ClosedJaxpr) for p in e.params.values()):
-        line += f"  # {pp_eqn(e, names)}"
+        line += f"  # {pp_eqn(e, names)}{' (keepdims)' if keepdims else ''}"
     return line
 
 

@@ -15,7 +15,8 @@ replaced, in every use and in the outputs, by the value it equals:
 * ``stop_gradient x`` -> ``x``: a program run by jit is past every transform;
 * ``neg (mul x c)`` and ``neg (mul c x)``, ``c`` a literal -> ``mul x (-c)`` (the same value:
   rounding is symmetric; a NaN's sign bit may differ), which for ``c = -1`` is ``x`` (the
-  cotangent of a negated mean meets its own negation);
+  cotangent of a negated mean meets its own negation); ``neg (div x c)`` and ``neg (div c x)``
+  alike -> ``div x (-c)``, ``div (-c) x`` (a negated mean);
 * a reshape, broadcast, transpose, squeeze, expand_dims, slice, pad or conversion that changes
   nothing -> its operand;
 * a reshape of a reshape, a transpose of a transpose and a broadcast of a broadcast -> one
@@ -113,7 +114,7 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
             env[e.outs[0]] = same
             continue
         fills[e.outs[0]] = _result_fill(e, fill)
-        if e.prim in (reshape_p, transpose_p, broadcast_in_dim_p, dot_p, mul_p, squeeze_p):
+        if e.prim in (reshape_p, transpose_p, broadcast_in_dim_p, dot_p, mul_p, div_p, squeeze_p):
             made[e.outs[0]] = e
 
     outvars = [read(a) for a in jaxpr.outvars]
@@ -218,12 +219,12 @@ def _composed(e: Eqn, made: dict[Var, Eqn]) -> Eqn:
     are reshapes, both transposes or both broadcasts; else ``e``."""
     x = e.inputs[0] if len(e.inputs) == 1 else None
     inner = made.get(x) if isinstance(x, Var) else None
-    if inner is not None and inner.prim is mul_p and e.prim is neg_p:
+    if inner is not None and inner.prim in (mul_p, div_p) and e.prim is neg_p:
         a, b = inner.inputs
         if isinstance(b, Literal) and b.aval.dtype.kind == "f":
-            return Eqn(mul_p, [a, Literal(np.negative(b.val))], {}, e.outs)
+            return Eqn(inner.prim, [a, Literal(np.negative(b.val))], {}, e.outs)
         if isinstance(a, Literal) and a.aval.dtype.kind == "f":
-            return Eqn(mul_p, [Literal(np.negative(a.val)), b], {}, e.outs)
+            return Eqn(inner.prim, [Literal(np.negative(a.val)), b], {}, e.outs)
         return e
     if inner is not None and inner.prim is dot_p and e.prim is transpose_p:
         ins, out = inner.params["subscripts"].split("->")
