@@ -396,7 +396,10 @@ def test_linalg_fast_paths(dtype: Any, batch: tuple[int, ...], n: int) -> None:
     np.zeros((5, 5)),
     np.array([[1.0, np.nan], [0.0, 1.0]]),
     np.array([[np.inf, 0.0], [0.0, 1.0]]),
+    np.array([[1.0, 0.0], [0.0, -np.inf]]),
     np.diag([1.0, 2.0, 0.0, 3.0, 4.0]),
+    np.diag([1e200, 1.0, 2.0, 3.0, 4.0]),  # finite, but the finiteness test's sum overflows
+    np.diag([1e20, 1.0, 2.0, 3.0, 4.0]).astype(np.float32),  # (float32's)
 ])
 def test_linalg_edges_are_the_general_paths(matrix: np.ndarray) -> None:
     L = mnp.linalg

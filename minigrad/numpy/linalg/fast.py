@@ -18,53 +18,71 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import core
 from minigrad.numpy.eager import eager, real_float, wrap
 from minigrad.ops.structural import sum_logical
 
 
-def _square(a: Any) -> bool:
-    """A concrete stack of non-empty square float matrices with finite entries."""
-    # (speed: a sum is finite only if every entry is, and one finite sum costs ~1 us where
-    # isfinite(a).all() of an Array costs ~3; a sum that overflows takes the general path)
-    return (real_float(a) and a.ndim >= 2 and a.shape[-1] == a.shape[-2]
-            and a.shape[-1] > 0 and math.isfinite(np.add.reduce(a.view(np.ndarray), axis=None)))
+def _wrap(x: Any) -> Any:
+    """A float result (an ndarray, or a NumPy scalar for one matrix) as an Array: ``wrap``'s
+    conversion without its type tests (0.43 -> 0.17 us)."""
+    return np.asarray(x).view(core.eager_array_type)
+
+
+def _matrices(a: Any) -> np.ndarray | None:
+    """``a`` as an ndarray if it is a concrete stack of non-empty square float matrices with
+    finite entries (no transform running), else None."""
+    if not (eager() and real_float(a) and a.ndim >= 2):
+        return None
+    v = a if type(a) is np.ndarray else a.view(np.ndarray)
+    n = v.shape[-1]
+    # (speed: the sum of squares is finite only if every entry is; one vdot costs ~0.6 us
+    # where isfinite(a).all() costs ~1.6; entries above ~1e154 (1e19 in float32) overflow it
+    # and take the general path)
+    if n == 0 or v.shape[-2] != n or not math.isfinite(np.vdot(v, v)):
+        return None
+    return v
 
 
 def solve(a: Any, b: Any) -> Any:
-    if not (eager() and real_float(b) and _square(a) and a.dtype == b.dtype):
+    m = _matrices(a)
+    if m is None or not real_float(b) or m.dtype != b.dtype:
         return None
-    n = a.shape[-1]
+    n = m.shape[-1]
     if b.ndim == 1:
         if b.shape[0] != n:
             return None
-    elif b.ndim < 2 or b.shape[-2] != n or b.shape[:-2] != a.shape[:-2]:
+    elif b.ndim < 2 or b.shape[-2] != n or b.shape[:-2] != m.shape[:-2]:
         return None  # (broadcast batches: the general path)
     try:
-        return wrap(np.linalg.solve(a.view(np.ndarray), b.view(np.ndarray)))
+        return _wrap(np.linalg.solve(m, b if type(b) is np.ndarray else b.view(np.ndarray)))
     except np.linalg.LinAlgError:
         return None
 
 
 def inv(a: Any) -> Any:
-    if not (eager() and _square(a)):
+    m = _matrices(a)
+    if m is None:
         return None
     try:
-        return wrap(np.linalg.inv(a.view(np.ndarray)))
+        return _wrap(np.linalg.inv(m))
     except np.linalg.LinAlgError:
         return None
 
 
 def det(a: Any) -> Any:
-    if not (eager() and _square(a) and a.shape[-1] > 3):
+    m = _matrices(a)
+    if m is None or m.shape[-1] <= 3:
         return None
-    return wrap(np.linalg.det(a.view(np.ndarray)))
+    return _wrap(np.linalg.det(m))
 
 
 def slogdet(a: Any) -> tuple[Any, Any] | None:
-    if not (eager() and _square(a)):
+    m = _matrices(a)
+    if m is None:
         return None
-    sign, logabsdet = np.linalg.slogdet(a.view(np.ndarray))
-    return wrap(sign), wrap(logabsdet)
+    sign, logabsdet = np.linalg.slogdet(m)
+    return _wrap(sign), _wrap(logabsdet)
 
 
 def norm(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:

@@ -232,7 +232,7 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
                                   f"supported); got {method!r}")
     fast_result = fast.slogdet(a)
     if fast_result is not None:
-        return SlogdetResult(*fast_result)
+        return tuple.__new__(SlogdetResult, fast_result)  # (its __new__ costs ~0.1 us more)
     x = matrix_operand(a, "slogdet")
     *batch, n, _ = get_aval(x).shape
     if n == 0:
