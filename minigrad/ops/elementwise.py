@@ -494,6 +494,8 @@ def matmul(x: np.ndarray, y: np.ndarray, plan: tuple) -> np.ndarray:
         if x.shape[-1] == 1:  # one term per entry (x.T @ g at batch 1): an outer product,
             return np.multiply(x, y)  # matmul's values, ~3x faster than BLAS at tiny sizes
         return np.matmul(x, y)  # type: ignore[no-any-return]
+    if no_m and no_n and x.ndim == 1:  # one inner product: matmul's vector form, the same
+        return np.asarray(np.matmul(x, y))  # sum as (1, n) @ (n, 1) (1.4 -> 0.9 us)
     out = np.matmul(x[..., None, :] if no_m else x, y[..., None] if no_n else y)
     if no_n:
         out = out[..., 0]
