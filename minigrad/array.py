@@ -192,16 +192,17 @@ Array.register(Tracer)  # isinstance(tracer, Array), as in JAX
 def as_array(x: Any) -> Any:
     """``x`` as an Array (a view, never a copy) if it is an ndarray or a NumPy scalar; tracers
     and anything else pass through."""
-    if type(x) is np.ndarray:  # (first: what every impl returns; the eval trace's hot path)
+    t = type(x)
+    if t is np.ndarray:  # (first: what every impl returns; the eval trace's hot path)
         return x if x.dtype.kind == "V" else x.view(Array)
-    if type(x) is Array or isinstance(x, Tracer):
+    if t is Array:
         return x
+    if isinstance(x, np.generic):  # (next: a ufunc's result on 0-d operands)
+        return np.asarray(x).view(Array)
     if isinstance(x, np.ndarray):
         # float0 (the tangent dtype of integers) stays a NumPy array, as in JAX
         return x if x.dtype.kind == "V" else x.view(Array)
-    if isinstance(x, np.generic):
-        return np.asarray(x).view(Array)
-    return x
+    return x  # (tracers, and anything else)
 
 
 # Every eager result of a primitive is an Array from here on (the core is built below this
