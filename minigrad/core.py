@@ -381,9 +381,10 @@ class EvalTrace(Trace):
                 if isinstance(a, Tracer):  # every trace above has let it pass: it escaped
                     raise escaped_tracer_error(a, prim)
                 plain = False
-        if not plain:
-            args = tuple(a.view(np.ndarray) if type(a) is eager_array_type else a for a in args)
-        out = prim.impl(*args, **params)  # type: ignore[misc]
+        # (a list: a generator's tuple costs ~0.3 us more)
+        operands = args if plain else [a.view(np.ndarray) if type(a) is eager_array_type else a
+                                       for a in args]
+        out = prim.impl(*operands, **params)  # type: ignore[misc]
         if prim.multiple_results:
             outs = [to_eager_array(o) for o in out]
             if _debug_numerics:
