@@ -4,6 +4,7 @@ Each name is imported from the module of its theme; add a name by importing it h
 listing it in ``__all__`` (the list is kept sorted by theme, then by name).
 """
 
+from minigrad.lax import linalg as linalg  # (jax.lax.linalg: a namespace of its own)
 from minigrad.lax import scan_reverse as _scan_reverse  # noqa: F401  (scan's reverse-mode rules)
 from minigrad.lax.autodiff import stop_gradient
 from minigrad.lax.conditionals import cond, switch

@@ -162,6 +162,64 @@ def _lu_jvp(primals: tuple, tangents: tuple) -> tuple:
 lu_p.def_batch(partial(batch_to_front, lu_p))
 
 
+# --------------------------------------------------------------------------- pivots to permutation
+
+lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
+
+
+def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
+    """The permutation (int32, ``(..., permutation_size)``) that ``lu``'s ``pivots`` (int32,
+    ``(..., k)``) make: the identity with entry i swapped with entry ``pivots[i]``, for i = 0,
+    1, ..., k - 1 in turn (``lu``'s third result, for its own pivots). A pivot outside ``[0,
+    permutation_size)`` is an IndexError (JAX's result there is unspecified)."""
+    _check_pivots(get_aval(pivots), permutation_size)  # (before the impl: eagerly too)
+    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=permutation_size)
+
+
+def _check_pivots(pivots: ShapedArray, permutation_size: int) -> None:
+    if pivots.dtype != I32 or pivots.ndim == 0:
+        raise TypeError(f"lu_pivots_to_permutation: pivots must be an int32 array of at least "
+                        f"one dimension (lu's pivots); got {pivots.str_short()}")
+    if type(permutation_size) is not int or permutation_size < pivots.shape[-1]:
+        raise ValueError(f"lu_pivots_to_permutation: permutation_size must be an int at least "
+                         f"the number of pivots, {pivots.shape[-1]}; got {permutation_size!r}")
+
+
+@lu_pivots_to_permutation_p.def_impl
+def _pivots_impl(pivots: np.ndarray, *, permutation_size: int) -> np.ndarray:
+    *batch, k = pivots.shape
+    count = int(np.prod(batch, dtype=np.int64))
+    piv = pivots.reshape(count, k)
+    bad = (piv < 0) | (piv >= permutation_size)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad.reshape(pivots.shape))[0])
+        raise IndexError(f"lu_pivots_to_permutation: pivots must be in [0, "
+                         f"{permutation_size}); got {pivots[where]} at index {where}")
+    perm = np.tile(np.arange(permutation_size, dtype=I32), (count, 1))
+    stack = np.arange(count)
+    for i in range(k):  # (a loop over the pivots, every matrix of the stack at once)
+        p = piv[:, i]
+        perm[stack, i], perm[stack, p] = perm[stack, p], perm[stack, i]
+    return perm.reshape(*batch, permutation_size)
+
+
+@lu_pivots_to_permutation_p.def_abstract_eval
+def _pivots_abstract_eval(pivots: ShapedArray, *, permutation_size: int) -> ShapedArray:
+    _check_pivots(pivots, permutation_size)
+    return ShapedArray((*pivots.shape[:-1], permutation_size), I32)
+
+
+@lu_pivots_to_permutation_p.def_jvp
+def _pivots_jvp(primals: tuple, tangents: tuple, *, permutation_size: int) -> tuple:
+    # an integer output: a float0 zero tangent
+    (pivots,) = primals
+    out = lu_pivots_to_permutation(pivots, permutation_size)
+    return out, Zero(ShapedArray(get_aval(out).shape, float0))
+
+
+lu_pivots_to_permutation_p.def_batch(partial(batch_to_front, lu_pivots_to_permutation_p))
+
+
 def lu_solve(lu_: Any, perm: Any, b: Any, transpose: bool = False) -> Any:
     """``A^-1 b`` (or ``A^-T b`` with ``transpose``) from the LU factorization of a square
     ``A``: ``b`` ``(..., n, k)`` with ``lu_``'s batch dimensions."""
