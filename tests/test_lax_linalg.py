@@ -198,6 +198,7 @@ def test_against_jax(name: str, jax_x64: Any) -> None:
 
 
 def test_every_jax_parameter_is_a_parameter() -> None:
+    assert dir(L) == sorted(L.__all__) and mg.lax.linalg is L
     jax = pytest.importorskip("jax", reason="compares with JAX's signatures")
     for name in L.__all__:
         theirs = set(inspect.signature(getattr(jax.lax.linalg, name)).parameters)

@@ -35,6 +35,10 @@ __all__ = ["cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd",
            "triangular_solve"]
 
 
+def __dir__() -> list[str]:
+    return list(__all__)  # (the namespace, not the module's imports)
+
+
 def _floats(fn: str, *pairs: tuple[str, Any]) -> list[Any]:
     """The operands ``(name, value)`` as arrays of one real floating dtype (lax converts
     nothing: an integer matrix is refused, not promoted; JAX's cholesky, alone, promotes it
