@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from minigrad import core
-from minigrad.numpy.eager import eager, real_float, wrap
+from minigrad.config import x64_enabled
+from minigrad.numpy.eager import F32, F64, eager, wrap
 from minigrad.ops.structural import sum_logical
 
 
@@ -29,12 +30,23 @@ def _wrap(x: Any) -> Any:
     return np.asarray(x).view(core.eager_array_type)
 
 
+def _plain(x: Any) -> np.ndarray | None:
+    """``x`` as a plain ndarray if it is an ndarray or Array of float32, or of float64 with x64
+    on (``real_float``'s test, inline: a call less), else None."""
+    t = type(x)
+    v = x if t is np.ndarray else x.view(np.ndarray) if t is core.eager_array_type else None
+    if v is None:
+        return None
+    dtype = v.dtype
+    return v if dtype == F32 or (dtype == F64 and x64_enabled()) else None
+
+
 def _matrices(a: Any) -> np.ndarray | None:
     """``a`` as an ndarray if it is a concrete stack of non-empty square float matrices with
     finite entries (no transform running), else None."""
-    if not (eager() and real_float(a) and a.ndim >= 2):
+    v = _plain(a)
+    if v is None or v.ndim < 2 or not eager():
         return None
-    v = a if type(a) is np.ndarray else a.view(np.ndarray)
     n = v.shape[-1]
     # (speed: the sum of squares is finite only if every entry is; one vdot costs ~0.6 us
     # where isfinite(a).all() costs ~1.6; entries above ~1e154 (1e19 in float32) overflow it
@@ -46,16 +58,19 @@ def _matrices(a: Any) -> np.ndarray | None:
 
 def solve(a: Any, b: Any) -> Any:
     m = _matrices(a)
-    if m is None or not real_float(b) or m.dtype != b.dtype:
+    if m is None:
+        return None
+    v = _plain(b)
+    if v is None or v.dtype != m.dtype:
         return None
     n = m.shape[-1]
-    if b.ndim == 1:
-        if b.shape[0] != n:
+    if v.ndim == 1:
+        if v.shape[0] != n:
             return None
-    elif b.ndim < 2 or b.shape[-2] != n or b.shape[:-2] != m.shape[:-2]:
+    elif v.ndim < 2 or v.shape[-2] != n or v.shape[:-2] != m.shape[:-2]:
         return None  # (broadcast batches: the general path)
     try:
-        return _wrap(np.linalg.solve(m, b if type(b) is np.ndarray else b.view(np.ndarray)))
+        return _wrap(np.linalg.solve(m, v))
     except np.linalg.LinAlgError:
         return None
 
