@@ -131,6 +131,77 @@ def test_triangular_solve_every_flag(left_side: bool, lower: bool, transpose_a: 
     close(op @ np.asarray(x) if left_side else np.asarray(x) @ op, b)
 
 
+def tridiagonal(m: int, small: bool = False, batch: tuple = ()) -> tuple:
+    dl, d, du = (RNG.standard_normal((*batch, m)) for _ in range(3))
+    return dl, d * (0.01 if small else 1) + (0 if small else 3), du
+
+
+def dense(dl: np.ndarray, d: np.ndarray, du: np.ndarray) -> np.ndarray:
+    return np.diag(d) + np.diag(dl[1:], -1) + np.diag(du[:-1], 1)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 7])
+@pytest.mark.parametrize("small", [False, True])  # (True: rows interchanged at most steps)
+def test_tridiagonal_solve(m: int, small: bool) -> None:
+    dl, d, du = tridiagonal(m, small, (2,))
+    b = RNG.standard_normal((2, m, 3))
+    x = np.asarray(L.tridiagonal_solve(dl, d, du, b))
+    for j in range(2):
+        close(dense(dl[j], d[j], du[j]) @ x[j], b[j], 1e-9)
+    dl2, du2 = dl.copy(), du.copy()
+    dl2[..., 0], du2[..., -1] = 99.0, -77.0  # not read
+    close(L.tridiagonal_solve(dl2, d, du2, b), x, 0)
+
+
+def test_tridiagonal_solve_edges_and_errors() -> None:
+    z = np.zeros(3)
+    assert np.isnan(np.asarray(L.tridiagonal_solve(z, np.array([1.0, 0, 1]), z,
+                                                   np.ones((3, 1))))).all()  # (as JAX)
+    close(L.tridiagonal_solve(np.array([0, 1.0, 0]), np.array([0.0, 1, 1]),
+                              np.array([1.0, 0, 0]), np.array([[1.0], [2], [3]])),
+          [[1.0], [1.0], [3.0]], 0)  # (a zero first pivot: the rows interchange)
+    with pytest.raises(ValueError, match=r"b must have shape \(\.\.\., m, k\)"):
+        L.tridiagonal_solve(z, z + 1, z, np.ones(3))
+    with pytest.raises(TypeError, match="one dtype"):
+        L.tridiagonal_solve(z, z + 1, z, np.ones((3, 1), np.float32))
+    with pytest.raises(NotImplementedError, match="perturb_singular"):
+        L.tridiagonal_solve(z, z + 1, z, np.ones((3, 1)), perturb_singular=True)
+
+
+def test_tridiagonal_solve_derivatives() -> None:
+    dl, d, du = tridiagonal(5, batch=(2,))
+    b = RNG.standard_normal((2, 5, 2))
+    ops = (dl, d, du, b)
+
+    def f(*a: Any) -> Any:
+        return mnp.sum(mnp.sin(L.tridiagonal_solve(*a)))
+
+    grads = mg.grad(f, argnums=(0, 1, 2, 3))(*ops)
+    assert np.all(np.asarray(grads[0])[..., 0] == 0) and np.all(np.asarray(grads[2])[..., -1] == 0)
+    eps = 1e-6
+    for i, g in enumerate(grads):
+        t = RNG.standard_normal(ops[i].shape)
+        up = [o + eps * t if j == i else o for j, o in enumerate(ops)]
+        down = [o - eps * t if j == i else o for j, o in enumerate(ops)]
+        close(np.sum(np.asarray(g) * t), (f(*up) - f(*down)) / (2 * eps), 1e-6)
+    close(mg.vmap(mg.grad(f, argnums=3), in_axes=(0, 0, 0, 0))(*ops),
+          np.stack([np.asarray(mg.grad(f, argnums=3)(*(o[j] for o in ops))) for j in range(2)]))
+
+
+def test_symmetric_product() -> None:
+    a = RNG.standard_normal((2, 3, 4))
+    c = RNG.standard_normal((2, 3, 3))
+    close(L.symmetric_product(a, c, alpha=2.0, beta=0.5),
+          2 * a @ np.swapaxes(a, -1, -2) + 0.5 * c)
+    full = np.asarray(L.symmetric_product(a, c, alpha=2.0, beta=0.5, symmetrize_output=True))
+    close(full, np.swapaxes(full, -1, -2), 0)
+    close(np.tril(full), np.tril(2 * a @ np.swapaxes(a, -1, -2) + 0.5 * c))
+    c[0, 0, 0] = np.nan  # beta 0: c is not read (BLAS's convention)
+    assert np.isfinite(np.asarray(L.symmetric_product(a, c))).all()
+    with pytest.raises(ValueError, match=r"c_matrix \(\.\.\., m, m\)"):
+        L.symmetric_product(a, c[..., :2])
+
+
 def test_bad_flags_and_operands() -> None:
     a = spd(3)
     with pytest.raises(TypeError, match=r"lax\.linalg\.cholesky: symmetrize_input must be a bool"):
@@ -177,6 +248,12 @@ JAX_CASES: dict[str, tuple[Callable[[Any], Any], Callable[[], tuple]]] = {
     "triangular_solve": (lambda m: lambda a, b: m.triangular_solve(a, b, left_side=True),
                          lambda: (RNG.standard_normal((4, 4)) + 4 * np.eye(4),
                                   RNG.standard_normal((4, 2)))),
+    "tridiagonal_solve": (lambda m: m.tridiagonal_solve,
+                          lambda: (*tridiagonal(6, small=True, batch=(2,)),
+                                   RNG.standard_normal((2, 6, 2)))),
+    "symmetric_product": (lambda m: lambda a, c: m.symmetric_product(
+        a, c, alpha=1.5, beta=-0.5, symmetrize_output=True), lambda: (
+        RNG.standard_normal((3, 4)), spd(3))),
 }
 
 
@@ -191,6 +268,8 @@ def test_against_jax(name: str, jax_x64: Any) -> None:
     def loss(f: Callable[..., Any], np_: Any) -> Callable[..., Any]:
         return lambda *a: np_.sum(np_.sin(f(*a)))
 
+    if name == "symmetric_product":
+        return  # (JAX's has no derivative)
     for i in range(len(ops)):
         g_ours = mg.grad(loss(ours, mnp), argnums=i)(*ops)
         g_theirs = jax.grad(loss(theirs, jax.numpy), argnums=i)(*ops)

@@ -8,16 +8,17 @@ unless told not to; ``triangular_solve`` defaults to a right-side solve with the
 triangle; no function promotes an integer operand. Stacks of matrices as everywhere.
 
 Not here (JAX has them): ``eig``, ``schur``, ``hessenberg``, ``householder_product``,
-``ormqr``, ``tridiagonal``, ``tridiagonal_solve``, ``cholesky_update``, ``qdwh`` and
-``symmetric_product``. As minigrad's other linalg, real matrices only (JAX also takes complex
-ones). JAX refuses ``subset_by_index`` on CPU and GPU; here it selects from the full
-decomposition.
+``ormqr``, ``tridiagonal``, ``cholesky_update`` and ``qdwh``. As minigrad's other linalg,
+real matrices only (JAX also takes complex ones). JAX refuses ``subset_by_index`` on CPU and
+GPU; here it selects from the full decomposition.
 """
 
 from __future__ import annotations
 
 import operator
 from typing import Any
+
+import numpy as np
 
 from minigrad.core import get_aval
 from minigrad.lax.lax_ops import operand
@@ -30,9 +31,10 @@ from minigrad.ops.linalg_factor import qr as _qr
 from minigrad.ops.linalg_pivot import qr_pivoted
 from minigrad.ops.linalg_spectral import eigh as _eigh
 from minigrad.ops.linalg_spectral import svd as _svd
+from minigrad.ops.linalg_tridiagonal import tridiagonal_solve as _tridiagonal_solve
 
 __all__ = ["cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd",
-           "triangular_solve"]
+           "symmetric_product", "triangular_solve", "tridiagonal_solve"]
 
 
 def __dir__() -> list[str]:
@@ -199,3 +201,44 @@ def triangular_solve(a: Any, b: Any, *, left_side: bool = False, lower: bool = F
         ("unit_diagonal", unit_diagonal))}
     _flag("triangular_solve", "conjugate_a", conjugate_a)
     return la.triangular_solve(a, b, **flags)
+
+
+def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any, *, perturb_singular: bool = False
+                      ) -> Any:
+    """``x`` with ``A x = b``, ``A`` tridiagonal with ``A[i, i-1] = dl[i]``, ``A[i, i] = d[i]``,
+    ``A[i, i+1] = du[i]`` (each ``(..., m)``; ``dl[0]`` and ``du[m-1]`` are not read) and ``b``
+    ``(..., m, k)``: Gaussian elimination with partial pivoting (LAPACK's gtsv, JAX's on
+    CPU). A singular matrix gives NaN for its whole solution, as JAX's. Differentiable in all
+    four operands. ``perturb_singular=True`` (JAX's perturbation of tiny pivots) is not
+    supported."""
+    dl, d, du, b = _floats("tridiagonal_solve", ("dl", dl), ("d", d), ("du", du), ("b", b))
+    if _flag("tridiagonal_solve", "perturb_singular", perturb_singular):
+        raise NotImplementedError("lax.linalg.tridiagonal_solve: perturb_singular=True is not "
+                                  "supported")
+    return _tridiagonal_solve(dl, d, du, b)
+
+
+def symmetric_product(a_matrix: Any, c_matrix: Any, *, alpha: float = 1.0, beta: float = 0.0,
+                      symmetrize_output: bool = False) -> Any:
+    """``alpha a a^T + beta c`` for ``a`` ``(..., m, n)`` and a symmetric ``c`` ``(..., m, m)``;
+    with ``symmetrize_output``, the upper triangle replaced by the lower one's transpose (JAX
+    promises only the lower triangle otherwise; here the whole formula is computed).
+    Differentiable (JAX's is not)."""
+    a, c = _floats("symmetric_product", ("a_matrix", a_matrix), ("c_matrix", c_matrix))
+    sym = _flag("symmetric_product", "symmetrize_output", symmetrize_output)
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"lax.linalg.symmetric_product: {name} must be a number; got "
+                            f"{value!r}")
+    a_aval, c_aval = get_aval(a), get_aval(c)
+    m = a_aval.shape[-2] if a_aval.ndim >= 2 else -1
+    if a_aval.ndim < 2 or c_aval.shape != (*a_aval.shape[:-2], m, m):
+        raise ValueError(f"lax.linalg.symmetric_product: a_matrix must be (..., m, n) and "
+                         f"c_matrix (..., m, m); got {a_aval.shape} and {c_aval.shape}")
+    dtype = a_aval.dtype
+    out = ew.mul(ew.full_like(c, np.asarray(alpha, dtype)), la.matmul(a, la.mT(a)))
+    if beta != 0:  # (beta 0: c is not read, as BLAS's syrk; a NaN in it stays out)
+        out = ew.add(out, ew.mul(ew.full_like(c, np.asarray(beta, dtype)), c))
+    if sym:
+        out = ew.add(la.tril(out), la.mT(la.tril(out, -1)))
+    return out
