@@ -27,10 +27,17 @@ from minigrad.nn.functions import (  # issue #34 (branch nn-tree)
     hard_silu,
     hard_swish,
     hard_tanh,
+    identity,
+    log1mexp,
+    logmeanexp,
+    mish,
     relu6,
     selu,
     soft_sign,
     sparse_plus,
+    sparse_sigmoid,
+    squareplus,
+    tanh,
 )
 from minigrad.numpy.eager import canonical_real, eager, real_float
 from minigrad.numpy.util import ArrayLike, Axis, asarray, canonical_axes, dtype_arg, float_dtype
@@ -43,7 +50,9 @@ __all__ = ["elu", "gelu", "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp
            "relu", "sigmoid", "silu", "softmax", "softplus", "standardize", "swish",
            # issue #34 (branch nn-tree)
            "celu", "dot_product_attention", "glu", "hard_sigmoid", "hard_silu", "hard_swish",
-           "hard_tanh", "initializers", "relu6", "selu", "soft_sign", "sparse_plus"]
+           "hard_tanh", "initializers", "relu6", "selu", "soft_sign", "sparse_plus",
+           # after issue #34
+           "identity", "log1mexp", "logmeanexp", "mish", "sparse_sigmoid", "squareplus", "tanh"]
 
 
 def _real(x: ArrayLike, fn: str) -> Any:

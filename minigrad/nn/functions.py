@@ -16,12 +16,15 @@ import numpy as np
 
 from minigrad import numpy as mnp
 from minigrad.core import get_aval
+from minigrad.custom_rules import custom_jvp
 from minigrad.numpy.util import ArrayLike, asarray, float_dtype
 from minigrad.ops import elementwise as ew
 from minigrad.ops.stop_gradient import stop_gradient
+from minigrad.scipy.special import logsumexp
 
 __all__ = ["celu", "dot_product_attention", "glu", "hard_sigmoid", "hard_silu", "hard_swish",
-           "hard_tanh", "relu6", "selu", "soft_sign", "sparse_plus"]
+           "hard_tanh", "identity", "log1mexp", "logmeanexp", "mish", "relu6", "selu",
+           "soft_sign", "sparse_plus", "sparse_sigmoid", "squareplus", "tanh"]
 
 
 def _real(x: ArrayLike, fn: str) -> Any:
@@ -240,3 +243,63 @@ def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
     lse = mnp.log(mnp.sum(unnormalized, -1)) + stop_gradient(mnp.max(logits, -1))
     lse = stop_gradient(mnp.transpose(lse.astype(k_dtype), (0, 2, 1)))
     return encoded, mnp.reshape(lse, out_shape[:-1])
+
+
+# --------------------------------------------------------------------------- more activations
+# (jax.nn's others, after issue #34: the same formulas as JAX's, so the same derivatives)
+
+tanh = mnp.tanh  # (jax.nn.tanh is jax.numpy.tanh)
+
+
+def identity(x: ArrayLike) -> Any:
+    """``x`` itself, as an array."""
+    return asarray(x)
+
+
+def mish(x: ArrayLike) -> Any:
+    """``x * tanh(softplus(x))``, softplus as ``logaddexp(x, 0)``."""
+    x = _real(x, "mish")
+    return x * mnp.tanh(mnp.logaddexp(x, 0.0))
+
+
+def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Any:
+    """``(x + sqrt(x**2 + b)) / 2``: a smooth relu, ``b`` its smoothness."""
+    x = _real(x, "squareplus")
+    return (x + mnp.sqrt(mnp.square(x) + b)) / 2
+
+
+def sparse_sigmoid(x: ArrayLike) -> Any:
+    """``clip(x + 1, 0, 2) / 2``: 0 below -1, 1 above 1, linear between (clip's derivative at
+    the kinks, as JAX's)."""
+    return 0.5 * mnp.clip(_real(x, "sparse_sigmoid") + 1.0, 0.0, 2.0)
+
+
+@custom_jvp
+def _log1mexp(x: Any) -> Any:
+    # the better-conditioned of the two forms on each side of log 2 (Maechler's rule)
+    return mnp.where(x < math.log(2.0), mnp.log(-mnp.expm1(-x)), mnp.log1p(-mnp.exp(-x)))
+
+
+@_log1mexp.defjvp
+def _log1mexp_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # d/dx log(1 - exp(-x)) = 1 / expm1(x) (JAX's rule: finite wherever the value is)
+    (x,), (t,) = primals, tangents
+    return _log1mexp(x), t / mnp.expm1(x)
+
+
+def log1mexp(x: ArrayLike) -> Any:
+    """``log(1 - exp(-x))`` for ``x > 0`` without cancellation: ``log(-expm1(-x))`` below
+    ``log 2``, ``log1p(-exp(-x))`` above; the derivative ``1 / expm1(x)`` (JAX's rule).
+    ``x = 0`` gives -inf, ``x < 0`` NaN."""
+    return _log1mexp(_real(x, "log1mexp"))
+
+
+def logmeanexp(x: ArrayLike, axis: Any = None, where: ArrayLike | None = None,
+               keepdims: bool = False) -> Any:
+    """``log(mean(exp(x)))`` over ``axis``: ``logsumexp`` less the log of the number of
+    elements reduced (those where ``where`` is true)."""
+    x = _real(x, "logmeanexp")
+    lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+    chosen = mnp.broadcast_to(mnp.asarray(True if where is None else where), get_aval(x).shape)
+    count = mnp.sum(chosen, axis=axis, keepdims=keepdims, dtype=get_aval(lse).dtype)
+    return lse - mnp.log(count)
