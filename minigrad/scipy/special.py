@@ -37,9 +37,10 @@ from minigrad.ops.stop_gradient import stop_gradient
 from minigrad.scipy._ndtr import log_ndtr, ndtr, ndtri
 from minigrad.scipy._util import inexact
 
-__all__ = ["betainc", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
-           "gammaincc", "gammaln", "log_ndtr",
-           "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "softmax", "xlog1py", "xlogy"]
+__all__ = ["beta", "betainc", "betaln", "comb", "digamma", "entr", "erf", "erfc", "erfinv",
+           "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
+           "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "ndtr",
+           "ndtri", "rel_entr", "softmax", "xlog1py", "xlogy"]
 
 
 def _full(like: Any, value: float) -> Any:
@@ -129,6 +130,71 @@ def gammaln(x: ArrayLike) -> Any:
 def digamma(x: ArrayLike) -> Any:
     """``d/dx log Gamma(x)``."""
     return sf.digamma(inexact("digamma", x, names=("x",))[0])
+
+
+def gammasgn(x: ArrayLike) -> Any:
+    """The sign of ``Gamma(x)``: 1 for ``x > 0`` and +0, -1 where ``Gamma`` is negative (``x``
+    in (-1, 0), (-3, -2), ... and -0), NaN at the poles (negative integers) and for NaN."""
+    (x,) = inexact("gammasgn", x, names=("x",))
+    negative = x < 0
+    floor_x = mnp.floor(x)
+    nan = (negative & (x == floor_x)) | mnp.isnan(x)
+    minus = (negative & (mnp.fmod(floor_x, 2) != 0)) | ((x == 0) & mnp.signbit(x))
+    one = mnp.ones_like(x)
+    return mnp.where(nan, mnp.full_like(x, np.nan), mnp.where(minus, -one, one))
+
+
+def gamma(x: ArrayLike) -> Any:
+    """``Gamma(x)`` = ``gammasgn(x) * exp(gammaln(x))``; NaN at the poles (JAX's)."""
+    (x,) = inexact("gamma", x, names=("x",))
+    return gammasgn(x) * mnp.exp(sf.lgamma(x))
+
+
+def loggamma(x: ArrayLike) -> Any:
+    """``log Gamma(x)`` for real ``x > 0``; NaN for ``x <= 0`` (JAX's real branch: the
+    complex logarithm there is not computed)."""
+    (x,) = inexact("loggamma", x, names=("x",))
+    return mnp.where(x > 0, sf.lgamma(x), mnp.full_like(x, np.nan))
+
+
+def betaln(a: ArrayLike, b: ArrayLike) -> Any:
+    """``log |B(a, b)|`` = ``gammaln(a) + gammaln(b) - gammaln(a + b)`` (JAX's own algorithm,
+    TOMS 708's, loses less for large arguments: see divergences.md)."""
+    a, b = inexact("betaln", a, b, names=("a", "b"))
+    return sf.lgamma(a) + sf.lgamma(b) - sf.lgamma(a + b)
+
+
+def beta(a: ArrayLike, b: ArrayLike) -> Any:
+    """``B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)``, as its sign times ``exp(betaln)``."""
+    a, b = inexact("beta", a, b, names=("a", "b"))
+    sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
+    return sign * mnp.exp(betaln(a, b))
+
+
+def factorial(n: ArrayLike, exact: bool = False) -> Any:
+    """``n!`` as ``exp(gammaln(n + 1))`` (a float, for any real ``n``); 0 for ``n < 0``.
+    ``exact=True`` is refused, as JAX does."""
+    if exact:
+        raise NotImplementedError("factorial: exact=True is not supported (as JAX)")
+    (n,) = inexact("factorial", n, names=("n",))
+    return mnp.where(n < 0, mnp.zeros_like(n), mnp.exp(sf.lgamma(n + 1)))
+
+
+def comb(N: ArrayLike, k: ArrayLike, *, repetition: bool = False) -> Any:
+    """The number of combinations of ``N`` things taken ``k`` at a time, as floats through
+    ``gammaln``; 0 outside ``0 <= k <= N``. With ``repetition``, ``comb(N + k - 1, k)`` (1 for
+    ``k = 0``, ``N >= 0``)."""
+    if not isinstance(repetition, (bool, np.bool_)):
+        raise TypeError(f"comb: repetition must be a bool; got {repetition!r}")
+    big_n, k = inexact("comb", N, k, names=("N", "k"))
+    if repetition:
+        return mnp.where((k == 0) & (big_n >= 0), mnp.ones_like(k),
+                         comb(big_n + k - 1, k, repetition=False))
+    valid = (k <= big_n) & (big_n >= 0) & (k >= 0)
+    safe_n, safe_k = mnp.where(valid, big_n, 0.0), mnp.where(valid, k, 0.0)
+    count = mnp.exp(sf.lgamma(safe_n + 1) - sf.lgamma(safe_k + 1)
+                    - sf.lgamma(safe_n + 1 - safe_k))
+    return mnp.where(valid, count, mnp.zeros_like(count))
 
 
 def _via_float32(prim_fn: Any, *xs: Any) -> Any:
@@ -255,6 +321,25 @@ def entr(x: ArrayLike) -> Any:
     """The entropy term ``-x log x`` for ``x > 0``, 0 at 0, ``-inf`` below."""
     (x,) = inexact("entr", x, names=("x",))
     return mnp.where(x < 0, -np.inf, -_xlogx(x))
+
+
+def rel_entr(p: ArrayLike, q: ArrayLike) -> Any:
+    """The relative entropy term ``p log(p / q)`` for ``p, q > 0``; 0 where ``p == 0`` and
+    ``q >= 0``; inf elsewhere. Computed, as JAX's, as ``p log p - p log q`` on the positive
+    entries (derivatives ``log(p / q)`` and ``-p / q`` there, 0 elsewhere)."""
+    p, q = inexact("rel_entr", p, q, names=("p", "q"))
+    positive = (p > 0) & (q > 0)
+    safe_p = mnp.where(positive, p, mnp.ones_like(p))
+    safe_q = mnp.where(positive, q, mnp.ones_like(q))
+    value = _xlogx(safe_p) - _xlogy(safe_p, safe_q)
+    rest = mnp.where((p == 0) & (q >= 0), mnp.zeros_like(p), mnp.full_like(p, np.inf))
+    return mnp.where(positive, value, rest)
+
+
+def kl_div(p: ArrayLike, q: ArrayLike) -> Any:
+    """``rel_entr(p, q) - p + q``: the Kullback-Leibler divergence term (SciPy's and JAX's)."""
+    p, q = inexact("kl_div", p, q, names=("p", "q"))
+    return rel_entr(p, q) - p + q
 
 
 # --------------------------------------------------------------------------- softmax
