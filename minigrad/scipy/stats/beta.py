@@ -1,6 +1,6 @@
 """The beta distribution on [loc, loc + scale]: ``logpdf`` and ``pdf`` (JAX's formula, with
 ``xlogy``/``xlog1py`` so the ends are exact; NaN for non-positive ``a``, ``b`` or ``scale``).
-``betaln`` here is ``gammaln(a) + gammaln(b) - gammaln(a + b)`` (JAX's own algorithm differs
+``betaln`` is ``minigrad.scipy.special.betaln`` (a sum of lgammas; JAX's own algorithm differs
 by rounding). ``cdf``, ``logcdf``, ``sf``, ``logsf`` through the regularized incomplete beta
 ``betainc`` (JAX's: ``y = (x - loc) / scale`` clamped to [0, 1], so the gradient in ``x`` is 0
 at and beyond the ends; ``sf`` is ``I_(1-y)(b, a)``; a gradient in ``a`` or ``b`` raises, as
@@ -15,7 +15,7 @@ import numpy as np
 from minigrad import numpy as mnp
 from minigrad.numpy.util import ArrayLike
 from minigrad.scipy._util import inexact
-from minigrad.scipy.special import betainc, gammaln, xlog1py, xlogy
+from minigrad.scipy.special import betainc, betaln, xlog1py, xlogy
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
@@ -31,9 +31,8 @@ def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
     """
     x, a, b, loc, scale = inexact("beta.logpdf", x, a, b, loc, scale,
                                   names=("x", "a", "b", "loc", "scale"))
-    betaln = gammaln(a) + gammaln(b) - gammaln(a + b)
     y = (x - loc) / scale
-    log_probs = -betaln + (xlogy(a - 1, y) + xlog1py(b - 1, -y)) - mnp.log(scale)
+    log_probs = -betaln(a, b) + (xlogy(a - 1, y) + xlog1py(b - 1, -y)) - mnp.log(scale)
     result = mnp.where((x > loc + scale) | (x < loc), -np.inf, log_probs)
     return mnp.where((a <= 0) | (b <= 0) | (scale <= 0), np.nan, result)
 
