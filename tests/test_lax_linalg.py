@@ -217,6 +217,21 @@ def test_bad_flags_and_operands() -> None:
     with pytest.raises(TypeError, match="got a float64, b float32"):
         L.triangular_solve(a, np.ones((3, 3), np.float32))
 
+    # shapes, checked before any work (eagerly a bind runs the impl alone)
+    bad_shapes: list[tuple[Callable[[], Any], str]] = [
+        (lambda: L.cholesky(np.ones((2, 3))), "cholesky: the matrix must be square"),
+        (lambda: L.eigh(np.ones((2, 3))), "eigh: the matrix must be square"),
+        (lambda: L.lu(np.ones(3)), "lu: operands must be stacks of matrices"),
+        (lambda: L.qr(np.ones(3), pivoting=True), "qr: operands must be stacks of matrices"),
+        (lambda: L.svd(np.ones(3)), "svd: operands must be stacks of matrices"),
+        (lambda: L.triangular_solve(np.ones((2, 3)), np.ones((3, 3))), "a must be square"),
+        (lambda: L.triangular_solve(a, np.ones((2, 2))), "as many columns as a has columns"),
+        (lambda: L.triangular_solve(a, np.ones((2, 3)), left_side=True), "as many rows"),
+    ]
+    for call, message in bad_shapes:
+        with pytest.raises(ValueError, match=message):
+            call()
+
 
 def test_jit_vmap_and_grad() -> None:
     a = spd(4, (3,))

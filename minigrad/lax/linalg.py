@@ -26,10 +26,12 @@ from minigrad.ops import elementwise as ew
 from minigrad.ops import linalg as la
 from minigrad.ops import structural as st
 from minigrad.ops.linalg_factor import lu as _lu
+from minigrad.ops.linalg_factor import lu_p, qr_p
 from minigrad.ops.linalg_factor import lu_pivots_to_permutation as _pivots_to_permutation
 from minigrad.ops.linalg_factor import qr as _qr
 from minigrad.ops.linalg_pivot import qr_pivoted
 from minigrad.ops.linalg_spectral import eigh as _eigh
+from minigrad.ops.linalg_spectral import eigh_p, svd_p
 from minigrad.ops.linalg_spectral import svd as _svd
 from minigrad.ops.linalg_tridiagonal import tridiagonal_solve as _tridiagonal_solve
 
@@ -52,6 +54,12 @@ def _floats(fn: str, *pairs: tuple[str, Any]) -> list[Any]:
         raise TypeError(f"lax.linalg.{fn}: operands must be real floating arrays of one dtype "
                         f"(lax converts nothing); got {got}")
     return xs
+
+
+def _shapes(prim: Any, *xs: Any, **params: Any) -> None:
+    """The primitive's shape rule on the operands, before any work (eagerly, a bind runs the
+    impl alone, which would meet a wrong shape deep inside NumPy)."""
+    prim.abstract_eval(*(get_aval(x) for x in xs), **params)
 
 
 def _flag(fn: str, name: str, value: Any) -> bool:
@@ -100,6 +108,7 @@ def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
     ``(x + x^T) / 2`` if ``symmetrize_input``, else only its lower triangle read. Not
     positive definite: NaNs (no error), as JAX."""
     (x,) = _floats("cholesky", ("x", x))
+    _shapes(la.cholesky_p, x)
     if _flag("cholesky", "symmetrize_input", symmetrize_input):
         x = _symmetrized(x)
     return la.cholesky(x)
@@ -115,6 +124,7 @@ def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True,
     ``sort_eigenvalues=False`` gives the same order."""
     (x,) = _floats("eigh", ("x", x))
     lower = _flag("eigh", "lower", lower)
+    _shapes(eigh_p, x, lower=lower)
     _flag("eigh", "sort_eigenvalues", sort_eigenvalues)
     _none("eigh", "implementation", implementation)
     if _flag("eigh", "symmetrize_input", symmetrize_input):
@@ -130,7 +140,9 @@ def lu(x: Any) -> tuple[Any, Any, Any]:
     """``(lu, pivots, permutation)`` with partial pivoting: ``x[..., permutation, :] = L U``,
     ``L`` unit lower below ``lu``'s diagonal and ``U`` upper on and above it; ``pivots[i]``
     (int32) the row swapped with row i at step i, ``permutation`` (int32) their product."""
-    factor, pivots, perm = _lu(*_floats("lu", ("x", x)))
+    (x,) = _floats("lu", ("x", x))
+    _shapes(lu_p, x)
+    factor, pivots, perm = _lu(x)
     return factor, pivots, perm
 
 
@@ -156,6 +168,7 @@ def qr(x: Any, *, pivoting: bool = False, full_matrices: bool = True,
     del use_magma
     (x,) = _floats("qr", ("x", x))
     full = _flag("qr", "full_matrices", full_matrices)
+    _shapes(qr_p, x, full_matrices=full)
     if _flag("qr", "pivoting", pivoting):
         q, r, p = qr_pivoted(x, full)
         return q, r, p
@@ -174,6 +187,7 @@ def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True,
     full = _flag("svd", "full_matrices", full_matrices)
     uv = _flag("svd", "compute_uv", compute_uv)
     _none("svd", "algorithm", algorithm)
+    _shapes(svd_p, x, full_matrices=full, compute_uv=uv)
     if subset_by_index is not None and full:
         raise ValueError("lax.linalg.svd: full_matrices and subset_by_index cannot both be "
                          "set (as JAX)")
@@ -200,6 +214,7 @@ def triangular_solve(a: Any, b: Any, *, left_side: bool = False, lower: bool = F
         ("left_side", left_side), ("lower", lower), ("transpose_a", transpose_a),
         ("unit_diagonal", unit_diagonal))}
     _flag("triangular_solve", "conjugate_a", conjugate_a)
+    _shapes(la.triangular_solve_p, a, b, **flags)
     return la.triangular_solve(a, b, **flags)
 
 
