@@ -85,10 +85,29 @@ def test_betaln_is_accurate() -> None:
         np.testing.assert_allclose(S.betaln(a, b), want, rtol=4.5e-16)
 
 
+def test_polygamma() -> None:
+    euler, apery = 0.5772156649015329, 1.2020569031595942
+    np.testing.assert_allclose(S.polygamma(np.array([0, 1, 1, 2]), np.array([1.0, 1.0, 0.5, 1.0])),
+                               [-euler, math.pi ** 2 / 6, math.pi ** 2 / 2, -2 * apery],
+                               rtol=1e-14)
+    out = np.asarray(S.polygamma(np.array([-1, 1, 2]), np.array([2.0, 0.0, -1.0])))
+    assert np.isnan(out[0]) and out[1] == np.inf and np.isnan(out[2])  # (poles as JAX's)
+    g = mg.vmap(mg.grad(lambda v: S.polygamma(1, v)))(XS)
+    np.testing.assert_allclose(g, S.polygamma(2, XS), rtol=1e-13)
+    np.testing.assert_allclose(mg.jit(lambda v: S.polygamma(np.array([1, 2]), v))(XS[:2]),
+                               S.polygamma(np.array([1, 2]), XS[:2]), rtol=0)
+    with pytest.raises(ValueError, match="integer type"):
+        S.polygamma(1.0, 2.0)
+    with pytest.raises(TypeError, match="n must be concrete"):
+        mg.jit(S.polygamma)(np.array(1), 2.0)
+    assert S.polygamma(1, np.float32(2.5)).dtype == np.float32
+
+
 NAMES = ["beta", "betaln", "comb", "factorial", "gamma", "gammasgn", "kl_div", "loggamma",
-         "rel_entr"]
+         "polygamma", "rel_entr"]
 ARGS = {"beta": (XS, 1.25), "betaln": (np.abs(XS), 2.5), "comb": (12.0, np.arange(-1.0, 14)),
-        "kl_div": (np.abs(XS), XS + 4), "rel_entr": (np.abs(XS), XS + 4)}
+        "kl_div": (np.abs(XS), XS + 4), "rel_entr": (np.abs(XS), XS + 4),
+        "polygamma": (np.arange(10) % 4, XS)}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -100,6 +119,12 @@ def test_against_jax(name: str, jax_x64: Any) -> None:
     # lgammas is within an ulp of a 30-digit value: test_betaln_is_accurate)
     tol = 1e-8 if name in ("beta", "betaln") else 1e-12
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=tol, atol=1e-300)
+    if name == "polygamma":  # (its derivative in x, n being an integer)
+        n = args[0]
+        g_ours = mg.grad(lambda x: mg.numpy.sum(S.polygamma(n, x)))(XS)
+        g_theirs = jax_x64.grad(lambda x: jss.polygamma(n, x).sum())(XS)
+        np.testing.assert_allclose(np.asarray(g_ours), np.asarray(g_theirs), rtol=1e-11)
+        return
     if name in ("gammasgn",):
         return
     g_ours = mg.grad(lambda x: mg.numpy.sum(getattr(S, name)(x, *args[1:])))(args[0])

@@ -18,12 +18,13 @@ input however large.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from minigrad import numpy as mnp
-from minigrad.core import get_aval
+from minigrad.core import Tracer, get_aval
 from minigrad.custom_rules import custom_jvp
 from minigrad.numpy import reductions as rd
 from minigrad.numpy.util import ArrayLike, Axis, asarray, check_broadcast, float_dtype
@@ -40,7 +41,7 @@ from minigrad.scipy._util import inexact
 __all__ = ["beta", "betainc", "betaln", "comb", "digamma", "entr", "erf", "erfc", "erfinv",
            "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
            "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "ndtr",
-           "ndtri", "rel_entr", "softmax", "xlog1py", "xlogy"]
+           "ndtri", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy"]
 
 
 def _full(like: Any, value: float) -> Any:
@@ -195,6 +196,28 @@ def comb(N: ArrayLike, k: ArrayLike, *, repetition: bool = False) -> Any:
     count = mnp.exp(sf.lgamma(safe_n + 1) - sf.lgamma(safe_k + 1)
                     - sf.lgamma(safe_n + 1 - safe_k))
     return mnp.where(valid, count, mnp.zeros_like(count))
+
+
+def polygamma(n: ArrayLike, x: ArrayLike) -> Any:
+    """The n-th derivative of digamma, ``psi^(n)(x)``: ``digamma`` for n = 0, the ``polygamma``
+    primitive (reflection below 0; inf or NaN at the poles) for n >= 1, NaN for n < 0. ``n``
+    an integer array or int broadcast against ``x``, whose values must be known: each distinct
+    value is one static order of the primitive (JAX also takes a traced ``n``)."""
+    value = n.concrete() if isinstance(n, Tracer) else np.asarray(n)
+    if value is None:
+        raise TypeError("polygamma: n must be concrete (its values choose the primitive's "
+                        "static order); got a traced value")
+    if value.dtype.kind not in "iu":
+        raise ValueError(f"polygamma: n must be of an integer type; got dtype {value.dtype}")
+    (x,) = inexact("polygamma", x, names=("x",))
+    shape = check_broadcast("polygamma", value.shape, get_aval(x).shape)
+    x = st.broadcast_to(x, shape)
+    orders = np.broadcast_to(value, shape)
+    out = mnp.full_like(x, np.nan)
+    for k in (int(k) for k in np.unique(orders[orders >= 0])):
+        psi = sf.digamma(x) if k == 0 else _via_float32(partial(sf.polygamma, k), x)
+        out = psi if np.all(orders == k) else mnp.where(orders == k, psi, out)
+    return out
 
 
 def _via_float32(prim_fn: Any, *xs: Any) -> Any:
