@@ -35,7 +35,9 @@ from minigrad.array import as_array
 from minigrad.core import Tracer, get_aval
 from minigrad.ops import binary as bi
 from minigrad.ops import bitwise as bw
+from minigrad.ops import complex as cx
 from minigrad.ops import elementwise as ew
+from minigrad.ops import incomplete as inc
 from minigrad.ops import special as sp
 from minigrad.ops import special_functions as sf
 from minigrad.ops import unary as un
@@ -312,6 +314,39 @@ shift_right_arithmetic = _binary("shift_right_arithmetic", bw.shift_right_arithm
 population_count = _unary("population_count", bw.population_count, _INTEGER,
                           "The number of bits set in each element.")
 
+# --------------------------------------------------------------------------- more by name
+
+def _conj(x: Any) -> Any:
+    # a real x becomes complex first, as JAX's conj of a real array returns a complex one
+    return cx.conj(x if get_aval(x).dtype.kind == "c" else cx.complex_(x, ew.full_like(x, 0)))
+
+
+reciprocal = _unary("reciprocal", lambda x: ew.div(ew.full_like(x, 1), x), _INEXACT,
+                    "``1 / x``.")
+square = _unary("square", lambda x: ew.mul(x, x), _NUMBER, "``x * x``.")
+is_finite = _unary("is_finite", un.is_finite, _FLOAT,
+                   "True where ``x`` is neither infinite nor NaN (bool).")
+clz = _unary("clz", bw.clz, _INTEGER, "The number of leading zero bits of each element.")
+real = _unary("real", cx.real, "c", "The real part of a complex ``x``.")
+imag = _unary("imag", cx.imag, "c", "The imaginary part of a complex ``x``.")
+conj = _unary("conj", _conj, _INEXACT, "The complex conjugate (of a real ``x``, a complex "
+              "array, as JAX's).")
+complex = _binary("complex", cx.complex_, _FLOAT, "``x + 1j * y`` of two real arrays.")
+
+
+def igamma(a: Any, x: Any) -> Any:
+    """The regularized lower incomplete gamma ``P(a, x)``."""
+    a, x = same_operands("igamma", a, x, names=("a", "x"))
+    check_kind("igamma", a, _FLOAT, "a")
+    return inc.igamma(a, x)
+
+
+def igammac(a: Any, x: Any) -> Any:
+    """The regularized upper incomplete gamma ``Q(a, x) = 1 - P(a, x)``."""
+    a, x = same_operands("igammac", a, x, names=("a", "x"))
+    check_kind("igammac", a, _FLOAT, "a")
+    return inc.igammac(a, x)
+
 __all__ = [
     "RoundingMethod", "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh",
     "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cbrt", "ceil", "cos", "cosh",
@@ -320,4 +355,6 @@ __all__ = [
     "ne", "neg", "nextafter", "population_count", "pow", "rem", "round", "rsqrt",
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sin", "sinh",
     "sqrt", "sub", "tan", "tanh",
+    "clz", "complex", "conj", "igamma", "igammac", "imag", "is_finite", "real", "reciprocal",
+    "square",
 ]

@@ -24,6 +24,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from minigrad.array import as_array
 from minigrad.core import Tracer, get_aval
 from minigrad.lax.lax_ops import array_result, broadcast_operands, check_kind
 from minigrad.lax.lax_ops import operand as _arg
@@ -349,7 +350,144 @@ def clamp(min: Any, x: Any, max: Any) -> Any:
     return ew.select(to_x, v, ew.select(to_lo, lo, ew.select(to_hi, hi, both)))
 
 
+# --------------------------------------------------------------------------- more by name
+
+def _filled(fn: str, value: Any, dtype: Any, shape: tuple[int, ...]) -> Any:
+    v = _arg(value, fn, "fill_value")
+    if get_aval(v).ndim:
+        raise TypeError(f"{fn}: fill_value must be a scalar; got shape {get_aval(v).shape}")
+    target = get_aval(v).dtype if dtype is None else _dtype(fn, dtype)
+    return st.broadcast_to(ew.convert_element_type(v, target), shape)
+
+
+@array_result
+def full(shape: Sequence[int], fill_value: Any, dtype: Any = None, *,
+         sharding: Any = None) -> Any:
+    """An array of ``shape`` holding ``fill_value`` (a scalar; its own dtype unless ``dtype``
+    is given)."""
+    _no_sharding("full", sharding)
+    return _filled("full", fill_value, dtype, _sizes("full", "shape", shape))
+
+
+@array_result
+def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None,
+              sharding: Any = None) -> Any:
+    """``full`` with ``x``'s shape and dtype unless ``shape`` or ``dtype`` is given."""
+    _no_sharding("full_like", sharding)
+    aval = get_aval(_arg(x, "full_like", "x"))
+    sizes = aval.shape if shape is None else _sizes("full_like", "shape", shape)
+    return _filled("full_like", fill_value, aval.dtype if dtype is None else dtype, sizes)
+
+
+@array_result
+def empty(shape: Sequence[int], dtype: Any, *, out_sharding: Any = None) -> Any:
+    """An array of ``shape`` and ``dtype``; its values are zeros (JAX's, which are too)."""
+    _no_sharding("empty", out_sharding)
+    return st.full(_sizes("empty", "shape", shape), 0, _dtype("empty", dtype))
+
+
+@array_result
+def tile(operand: Any, reps: Sequence[int]) -> Any:
+    """``operand`` repeated ``reps[i]`` times along axis i (one rep per axis, as JAX)."""
+    x = _arg(operand, "tile", "operand")
+    counts = _sizes("tile", "reps", reps)
+    aval = get_aval(x)
+    if len(counts) != aval.ndim:
+        raise TypeError(f"tile: reps must have one entry per axis of the operand, {aval.ndim}; "
+                        f"got {counts}")
+    # each axis i as (reps[i], n_i): a broadcast, then one reshape
+    wide = st.broadcast_in_dim(x, tuple(v for r, n in zip(counts, aval.shape, strict=True)
+                                        for v in (r, n)), tuple(range(1, 2 * aval.ndim, 2)))
+    return st.reshape(wide, tuple(r * n for r, n in zip(counts, aval.shape, strict=True)))
+
+
+@array_result
+def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = None) -> Any:
+    """``operand`` with its axes ``start_dimension`` to ``stop_dimension - 1`` merged into one
+    (negative from the end; the stop defaults to the last axis)."""
+    x = _arg(operand, "collapse", "operand")
+    shape = get_aval(x).shape
+    ndim = len(shape)
+    start = operator.index(start_dimension)
+    stop = ndim if stop_dimension is None else operator.index(stop_dimension)
+    start, stop = start + ndim if start < 0 else start, stop + ndim if stop < 0 else stop
+    if not 0 <= start <= stop <= ndim:
+        raise ValueError(f"collapse: need 0 <= start_dimension <= stop_dimension <= {ndim}; "
+                         f"got {start_dimension} and {stop_dimension}")
+    merged = int(np.prod(shape[start:stop], dtype=np.int64))
+    return st.reshape(x, (*shape[:start], merged, *shape[stop:]))
+
+
+@array_result
+def broadcast_to_rank(x: Any, rank: int) -> Any:
+    """``x`` with leading axes of size 1 up to ``rank`` axes (as it is if it has as many)."""
+    v = _arg(x, "broadcast_to_rank", "x")
+    shape = get_aval(v).shape
+    extra = operator.index(rank) - len(shape)
+    return v if extra <= 0 else st.reshape(v, (1,) * extra + shape)
+
+
+def _axis(fn: str, axis: int, ndim: int) -> int:
+    a = operator.index(axis)
+    if not -ndim <= a < ndim:
+        raise ValueError(f"{fn}: axis {axis} is out of range for {ndim} axes")
+    return a % ndim
+
+
+def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list[Any]:
+    """``operand`` cut along ``axis`` into pieces of ``sizes`` (which sum to its length)."""
+    x = _arg(operand, "split", "operand")
+    shape = get_aval(x).shape
+    a = _axis("split", axis, len(shape))
+    lengths = _sizes("split", "sizes", sizes)
+    if sum(lengths) != shape[a]:
+        raise ValueError(f"split: sizes {lengths} must sum to the length {shape[a]} of axis {a}")
+    out, start = [], 0
+    for n in lengths:
+        lo, hi = [0] * len(shape), list(shape)
+        lo[a], hi[a] = start, start + n
+        out.append(as_array(st.slice_array(x, tuple(lo), tuple(hi))))
+        start += n
+    return out
+
+
+def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:
+    """The slices of ``x`` along ``axis``, each without that axis."""
+    v = _arg(x, "unstack", "x")
+    shape = get_aval(v).shape
+    a = _axis("unstack", axis, len(shape))
+    return tuple(as_array(st.squeeze(piece, (a,))) for piece in split(v, (1,) * shape[a], a))
+
+
+@array_result
+def stack(operands: Sequence[Any], axis: int = 0) -> Any:
+    """``operands`` (one dtype, one shape) joined along a new axis ``axis``."""
+    if isinstance(operands, (np.ndarray, Tracer)) or not isinstance(operands, (list, tuple)):
+        operands = list(operands)
+    if not operands:
+        raise ValueError("stack: operands must be a non-empty sequence of arrays")
+    xs = [_arg(o, "stack", f"operands[{i}]") for i, o in enumerate(operands)]
+    avals = [get_aval(x) for x in xs]
+    if len({v.dtype for v in avals}) != 1 or len({v.shape for v in avals}) != 1:
+        raise TypeError(f"stack: operands must have one dtype and one shape (lax never "
+                        f"promotes); got {', '.join(v.str_short() for v in avals)}")
+    a = _axis("stack", axis, avals[0].ndim + 1)
+    return st.concatenate([st.expand_dims(x, (a,)) for x in xs], a)
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The shape NumPy's broadcasting gives ``shapes`` (a ValueError if they do not fit)."""
+    try:
+        return tuple(np.broadcast_shapes(*(tuple(_ints("broadcast_shapes", "shape", s))
+                                           for s in shapes)))
+    except ValueError:
+        raise ValueError(f"broadcast_shapes: incompatible shapes for broadcasting: "
+                         f"{', '.join(str(tuple(s)) for s in shapes)}") from None
+
+
 __all__ = [
-    "broadcast", "broadcast_in_dim", "broadcasted_iota", "clamp", "concatenate", "expand_dims",
-    "iota", "pad", "reshape", "rev", "select_n", "squeeze", "transpose",
+    "broadcast", "broadcast_in_dim", "broadcasted_iota", "broadcast_shapes",
+    "broadcast_to_rank", "clamp", "collapse", "concatenate", "empty", "expand_dims", "full",
+    "full_like", "iota", "pad", "reshape", "rev", "select_n", "split", "squeeze", "stack",
+    "tile", "transpose", "unstack",
 ]
