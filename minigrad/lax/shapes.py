@@ -210,16 +210,22 @@ def rev(operand: Any, dimensions: Sequence[int]) -> Any:
     return _rev(x, dims)
 
 
+def _operand_list(fn: str, operands: Any) -> tuple[list[Any], list[Any]]:
+    """A non-empty sequence of operands (an array counts as the sequence of its rows) and
+    their avals."""
+    if isinstance(operands, (np.ndarray, Tracer)) or not isinstance(operands, (list, tuple)):
+        operands = list(operands)
+    if not operands:
+        raise ValueError(f"{fn}: operands must be a non-empty sequence of arrays")
+    xs = [_arg(o, fn, f"operands[{i}]") for i, o in enumerate(operands)]
+    return xs, [get_aval(x) for x in xs]
+
+
 @array_result
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
     """``operands`` joined along ``dimension`` (non-negative; one dtype; one size in every
     other axis)."""
-    if isinstance(operands, (np.ndarray, Tracer)) or not isinstance(operands, (list, tuple)):
-        operands = list(operands)
-    if not operands:
-        raise ValueError("concatenate: operands must be a non-empty sequence of arrays")
-    xs = [_arg(o, "concatenate", f"operands[{i}]") for i, o in enumerate(operands)]
-    avals = [get_aval(x) for x in xs]
+    xs, avals = _operand_list("concatenate", operands)
     if len({a.dtype for a in avals}) != 1:
         raise TypeError(f"concatenate: operands must have one dtype (lax never promotes); got "
                         f"{', '.join(a.dtype.name for a in avals)}")
@@ -462,12 +468,7 @@ def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:
 @array_result
 def stack(operands: Sequence[Any], axis: int = 0) -> Any:
     """``operands`` (one dtype, one shape) joined along a new axis ``axis``."""
-    if isinstance(operands, (np.ndarray, Tracer)) or not isinstance(operands, (list, tuple)):
-        operands = list(operands)
-    if not operands:
-        raise ValueError("stack: operands must be a non-empty sequence of arrays")
-    xs = [_arg(o, "stack", f"operands[{i}]") for i, o in enumerate(operands)]
-    avals = [get_aval(x) for x in xs]
+    xs, avals = _operand_list("stack", operands)
     if len({v.dtype for v in avals}) != 1 or len({v.shape for v in avals}) != 1:
         raise TypeError(f"stack: operands must have one dtype and one shape (lax never "
                         f"promotes); got {', '.join(v.str_short() for v in avals)}")
