@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import operator
 from typing import Any, Callable
 
 import numpy as np
@@ -57,6 +58,17 @@ def operand(x: Any, fn: str, name: str) -> Any:
         raise TypeError(f"{fn}: {name} must be an array or a scalar; got {type(x).__name__} "
                         f"(lax takes no lists: pass np.asarray(...) )")
     return as_operand(x, fn, name)
+
+
+def axis_arg(fn: str, axis: Any, ndim: int) -> int:
+    """An axis argument of a lax function: an int in ``[-ndim, ndim)``, as a non-negative one."""
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{fn}: axis must be an int; got {axis!r}") from None
+    if not -ndim <= a < ndim:
+        raise ValueError(f"{fn}: axis {a} is out of range for an array of rank {ndim}")
+    return a % ndim
 
 
 def array_result(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -74,11 +74,6 @@ def _none(fn: str, name: str, value: Any) -> None:
                                   f"LAPACK's algorithm); got {value!r}")
 
 
-def _symmetrized(x: Any) -> Any:
-    """``(x + x^T) / 2``: JAX's ``symmetrize_input``."""
-    return ew.div(ew.add(x, la.mT(x)), ew.full_like(x, 2))
-
-
 def _subset(fn: str, subset_by_index: Any, size: int) -> slice | None:
     if subset_by_index is None:
         return None
@@ -110,7 +105,7 @@ def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
     (x,) = _floats("cholesky", ("x", x))
     _shapes(la.cholesky_p, x)
     if _flag("cholesky", "symmetrize_input", symmetrize_input):
-        x = _symmetrized(x)
+        x = la.symmetrize(x)
     return la.cholesky(x)
 
 
@@ -128,7 +123,7 @@ def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True,
     _flag("eigh", "sort_eigenvalues", sort_eigenvalues)
     _none("eigh", "implementation", implementation)
     if _flag("eigh", "symmetrize_input", symmetrize_input):
-        x = _symmetrized(x)
+        x = la.symmetrize(x)
     v, w = _eigh(x, lower)
     part = _subset("eigh", subset_by_index, get_aval(w).shape[-1])
     if part is not None:

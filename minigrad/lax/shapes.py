@@ -27,6 +27,7 @@ import numpy as np
 from minigrad.array import as_array
 from minigrad.core import Tracer, get_aval
 from minigrad.lax.lax_ops import array_result, broadcast_operands, check_kind
+from minigrad.lax.lax_ops import axis_arg as _axis
 from minigrad.lax.lax_ops import operand as _arg
 from minigrad.ops import bitwise as bw
 from minigrad.ops import elementwise as ew
@@ -431,13 +432,6 @@ def broadcast_to_rank(x: Any, rank: int) -> Any:
     shape = get_aval(v).shape
     extra = operator.index(rank) - len(shape)
     return v if extra <= 0 else st.reshape(v, (1,) * extra + shape)
-
-
-def _axis(fn: str, axis: int, ndim: int) -> int:
-    a = operator.index(axis)
-    if not -ndim <= a < ndim:
-        raise ValueError(f"{fn}: axis {axis} is out of range for {ndim} axes")
-    return a % ndim
 
 
 def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list[Any]:

@@ -24,21 +24,12 @@ import numpy as np
 
 from minigrad.core import Tracer, get_aval
 from minigrad.lax.lax_ops import array_result
+from minigrad.lax.lax_ops import axis_arg as _axis
 from minigrad.lax.lax_ops import operand as _arg
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.ops.dynamic_slice import dynamic_slice as _dynamic_slice
 from minigrad.ops.dynamic_slice import dynamic_update_slice as _dynamic_update_slice
-
-
-def _axis(fn: str, axis: Any, ndim: int) -> int:
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{fn}: axis must be an int; got {axis!r}") from None
-    if not -ndim <= a < ndim:
-        raise ValueError(f"{fn}: axis {a} is out of range for an array of rank {ndim}")
-    return a % ndim
 
 
 @array_result

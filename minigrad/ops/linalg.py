@@ -34,6 +34,11 @@ def mT(x: Any) -> Any:
     return st.transpose(x, (*range(n - 2), n - 1, n - 2))
 
 
+def symmetrize(a: Any) -> Any:
+    """``(a + a^T) / 2`` (JAX's ``symmetrize_input``)."""
+    return ew.mul(ew.add(a, mT(a)), ew.full_like(a, 0.5))
+
+
 def matmul(x: Any, y: Any) -> Any:
     """``x @ y`` for stacks of matrices with equal batch dimensions."""
     b = _BATCH_LETTERS[:get_aval(x).ndim - 2]

@@ -13,11 +13,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from minigrad.core import get_aval
-from minigrad.numpy.linalg._common import abs_, full_like, matrix_operand, sign_
+from minigrad.numpy.linalg._common import abs_, matrix_operand, sign_
 from minigrad.ops import elementwise as ew
 from minigrad.ops import structural as st
 from minigrad.ops.linalg import cholesky as cholesky_prim
-from minigrad.ops.linalg import mT
+from minigrad.ops.linalg import mT, symmetrize
 from minigrad.ops.linalg_factor import qr as qr_prim
 from minigrad.ops.linalg_factor import unpermute_rows
 from minigrad.ops.linalg_spectral import eigh as eigh_prim
@@ -41,11 +41,6 @@ class SVDResult(NamedTuple):
 class QRResult(NamedTuple):
     Q: Any
     R: Any
-
-
-def symmetrize(a: Any) -> Any:
-    """``(a + a^T) / 2``."""
-    return ew.mul(ew.add(a, mT(a)), full_like(a, 0.5))
 
 
 def cholesky(a: Any, *, upper: bool = False, symmetrize_input: bool = True) -> Any:
